@@ -1,0 +1,41 @@
+# Every target sets itself up: a fresh clone needs only `make run` or `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench fmt e2e clean demo
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall only when the project definition changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/pi-tui $(ARGS)
+
+demo: $(STAMP)
+	$(BIN)/pi-tui --demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check pi_tui tests bench
+	$(BIN)/ruff format --check pi_tui tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: lint
+	$(BIN)/pytest
+
+fmt: $(STAMP)
+	$(BIN)/ruff format pi_tui tests bench
+	$(BIN)/ruff check --fix pi_tui tests bench
+
+bench: $(STAMP)
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,246 @@
+"""Message, content and usage types, exactly as pi writes them (pi-behaviour §1).
+
+Field names are snake_case in Python and camelCase on disk. Optional fields that are unset are
+omitted when dumping (JavaScript drops `undefined` keys), and unknown keys are kept, so a message
+loaded from a pi file dumps back to the same JSON object.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic.alias_generators import to_camel
+
+StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
+ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def omitted() -> Any:
+    """An optional field that is left out of the JSON when it is None (JavaScript's `undefined`)."""
+    return Field(default=None, exclude_if=_is_none)
+
+
+class PiModel(BaseModel):
+    """Base for every on-disk type: camelCase aliases, unknown keys preserved."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        serialize_by_alias=True,
+        extra="allow",
+    )
+
+    def to_json_obj(self) -> dict[str, Any]:
+        """The JSON object pi would write for this value."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+# --- content blocks -------------------------------------------------------------------------------
+
+
+class TextContent(PiModel):
+    type: Literal["text"] = "text"
+    text: str
+    text_signature: str | None = omitted()
+
+
+class ThinkingContent(PiModel):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    thinking_signature: str | None = omitted()
+    redacted: bool | None = omitted()
+
+
+class ImageContent(PiModel):
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+
+
+class ToolCall(PiModel):
+    type: Literal["toolCall"] = "toolCall"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    thought_signature: str | None = omitted()
+
+
+UserBlock: TypeAlias = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+AssistantBlock: TypeAlias = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
+
+
+# --- usage ----------------------------------------------------------------------------------------
+
+
+class Cost(PiModel):
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+    total: float = 0
+
+
+class Usage(PiModel):
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost: Cost = Field(default_factory=Cost)
+
+    def context_tokens(self) -> int:
+        """Tokens the request occupied, as pi's `calculateContextTokens`."""
+        return self.total_tokens or (self.input + self.output + self.cache_read + self.cache_write)
+
+
+class ModelPrices(PiModel):
+    """$ per million tokens, as in models.json."""
+
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+
+
+def compute_cost(usage: Usage, prices: ModelPrices) -> Cost:
+    """pi's `calculateCost`: price per million tokens times each of the four counts."""
+    cost = Cost(
+        input=prices.input / 1_000_000 * usage.input,
+        output=prices.output / 1_000_000 * usage.output,
+        cache_read=prices.cache_read / 1_000_000 * usage.cache_read,
+        cache_write=prices.cache_write / 1_000_000 * usage.cache_write,
+    )
+    cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write
+    return cost
+
+
+# --- messages -------------------------------------------------------------------------------------
+
+
+class UserMessage(PiModel):
+    role: Literal["user"] = "user"
+    content: str | list[UserBlock]
+    timestamp: int
+
+
+class AssistantMessage(PiModel):
+    role: Literal["assistant"] = "assistant"
+    content: list[AssistantBlock] = Field(default_factory=list)
+    api: str = "openai-completions"
+    provider: str = ""
+    model: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: StopReason = "stop"
+    timestamp: int = 0
+    response_id: str | None = omitted()
+    response_model: str | None = omitted()
+    diagnostics: list[dict[str, Any]] | None = omitted()
+    error_message: str | None = omitted()
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [block for block in self.content if isinstance(block, ToolCall)]
+
+    @property
+    def text(self) -> str:
+        """Concatenated text blocks (thinking and tool calls excluded)."""
+        return "".join(block.text for block in self.content if isinstance(block, TextContent))
+
+    @property
+    def failed(self) -> bool:
+        """Error and aborted replies stay in the file but are never replayed or used for usage."""
+        return self.stop_reason in ("error", "aborted")
+
+
+class ToolResultMessage(PiModel):
+    role: Literal["toolResult"] = "toolResult"
+    tool_call_id: str
+    tool_name: str
+    content: list[UserBlock] = Field(default_factory=list)
+    details: Any = omitted()
+    is_error: bool = False
+    timestamp: int = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextContent))
+
+
+class BashExecutionMessage(PiModel):
+    """A user `!cmd` / `!!cmd` run from the editor."""
+
+    role: Literal["bashExecution"] = "bashExecution"
+    command: str
+    output: str = ""
+    exit_code: int | None = omitted()
+    cancelled: bool = False
+    truncated: bool = False
+    full_output_path: str | None = omitted()
+    timestamp: int = 0
+    exclude_from_context: bool | None = omitted()
+
+
+class CustomMessage(PiModel):
+    role: Literal["custom"] = "custom"
+    custom_type: str
+    content: str | list[UserBlock]
+    display: bool = True
+    details: Any = omitted()
+    timestamp: int = 0
+
+
+class BranchSummaryMessage(PiModel):
+    role: Literal["branchSummary"] = "branchSummary"
+    summary: str
+    from_id: str
+    timestamp: int = 0
+
+
+class CompactionSummaryMessage(PiModel):
+    role: Literal["compactionSummary"] = "compactionSummary"
+    summary: str
+    tokens_before: int
+    timestamp: int = 0
+
+
+class UnknownMessage(PiModel):
+    """A role this version does not know: kept verbatim, never sent to a model."""
+
+    role: str
+
+
+KNOWN_ROLES = frozenset(
+    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
+
+
+def _role_tag(value: Any) -> str:
+    role = value.get("role") if isinstance(value, dict) else getattr(value, "role", None)
+    return role if role in KNOWN_ROLES else "unknown"
+
+
+AgentMessage: TypeAlias = Annotated[
+    Annotated[UserMessage, Tag("user")]
+    | Annotated[AssistantMessage, Tag("assistant")]
+    | Annotated[ToolResultMessage, Tag("toolResult")]
+    | Annotated[BashExecutionMessage, Tag("bashExecution")]
+    | Annotated[CustomMessage, Tag("custom")]
+    | Annotated[BranchSummaryMessage, Tag("branchSummary")]
+    | Annotated[CompactionSummaryMessage, Tag("compactionSummary")]
+    | Annotated[UnknownMessage, Tag("unknown")],
+    Discriminator(_role_tag),
+]
+"""Everything the agent keeps in its transcript; only user/assistant/toolResult reach a model as-is."""
+
+
+def user_text(message: UserMessage | CustomMessage) -> str:
+    """The text of a user-like message, blocks joined with no separator."""
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(block.text for block in message.content if isinstance(block, TextContent))

@@ -1,0 +1,82 @@
+"""The stream contract every provider implements (pi-behaviour §1.1).
+
+A provider is an async generator of `StreamEvent`s for one assistant reply. It never raises after it
+was called: failures end the stream with an `error` event whose message has `stop_reason` `error`
+or `aborted` and an `error_message`. The final event is exactly one `done` or `error`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeAlias
+
+from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.messages import AssistantMessage, ThinkingLevel, ToolResultMessage, UserMessage
+from pi_tui.config.model_config import ModelConfig
+
+StreamEventType: TypeAlias = Literal[
+    "start",
+    "text_start",
+    "text_delta",
+    "text_end",
+    "thinking_start",
+    "thinking_delta",
+    "thinking_end",
+    "toolcall_start",
+    "toolcall_delta",
+    "toolcall_end",
+    "done",
+    "error",
+]
+
+LlmMessage: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
+"""What reaches a provider after conversion (custom kinds already turned into user messages)."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the model sees it: name, description and JSON schema of the parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass
+class LlmContext:
+    system_prompt: str
+    messages: list[LlmMessage]
+    tools: list[ToolSpec] = field(default_factory=list)
+
+
+@dataclass
+class StreamOptions:
+    api_key: str | None = None
+    max_tokens: int | None = None
+    reasoning: ThinkingLevel | None = None
+    signal: AbortSignal | None = None
+    session_id: str | None = None
+    timeout_s: float | None = None
+    max_retries: int | None = None
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """One step of a reply. `partial` is the message so far; `message` is set on done/error."""
+
+    type: StreamEventType
+    partial: AssistantMessage
+    content_index: int | None = None
+    delta: str | None = None
+    message: AssistantMessage | None = None
+
+    @property
+    def terminal(self) -> bool:
+        return self.type in ("done", "error")
+
+
+class StreamFunction(Protocol):
+    def __call__(
+        self, model: ModelConfig, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[StreamEvent]: ...

@@ -1,0 +1,50 @@
+"""One model's configuration: pi's models.json entry, resolved with its provider's endpoint."""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+InputKind: TypeAlias = Literal["text", "image"]
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_TOKENS = 32_000
+
+
+class Prices(BaseModel):
+    """$ per million tokens."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+
+
+class ModelConfig(BaseModel):
+    """Everything needed to call one model. `api_key` is resolved at call time and never persisted."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    id: str
+    name: str = ""
+    provider: str = "openai"
+    api: Literal["openai-completions"] = "openai-completions"
+    base_url: str = "https://api.openai.com/v1"
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    reasoning: bool = False
+    input: list[InputKind] = Field(default_factory=lambda: list[InputKind](["text"]))
+    cost: Prices = Field(default_factory=Prices)
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def ref(self) -> str:
+        """`provider/id`, the form `--model` and `fallbackModels` accept."""
+        return f"{self.provider}/{self.id}"
+
+    def same_model(self, provider: str, model_id: str) -> bool:
+        return self.provider == provider and self.id == model_id
