@@ -24,9 +24,11 @@ def js_number(value: float) -> str:
     """`Number.prototype.toString()` for a finite double; NaN and infinities become `null`."""
     if math.isnan(value) or math.isinf(value):
         return "null"
-    if value == int(value) and abs(value) < 1e21:
-        return str(int(value))
     text = repr(value)
+    # Integral values print without a fraction; from 1e16 on repr switches to an exponent, and the
+    # shortest digits (not the exact binary value) are then padded with zeros, as JavaScript does.
+    if value == int(value) and "e" not in text:
+        return str(int(value))
     if "e" not in text:
         return text
     mantissa, exponent_text = text.split("e")

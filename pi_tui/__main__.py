@@ -1,0 +1,3 @@
+from pi_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,205 @@
+"""Chat Completions stream chunks assembled into one assistant message and its stream events.
+
+Pure (no I/O) so it is tested chunk by chunk. Blocks appear in arrival order: a change of kind (text,
+thinking, a tool call) ends the open block. Reasoning text comes in whichever of the delta fields the
+server uses (`reasoning_content`: vLLM, llama.cpp, DeepSeek; `reasoning`: OpenRouter, Ollama); as pi
+does, the field name is kept as the thinking block's signature. Tool calls are keyed by `index` (a new
+`id` at a known index starts a new call, for servers that always send index 0); arguments are joined
+and parsed when the call ends (see `tool_arguments`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from pi_tui.ai.messages import (
+    AssistantMessage,
+    ModelPrices,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+    compute_cost,
+)
+from pi_tui.ai.stream import StreamEvent, StreamEventType
+from pi_tui.ai.tool_arguments import make_tool_call
+
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+
+_FINISH_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "end": "stop",
+    "length": "length",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+}
+
+
+def map_finish_reason(reason: str) -> tuple[StopReason, str | None]:
+    """pi's mapping: known reasons to a stop reason; anything else (content_filter, ...) is an error."""
+    mapped = _FINISH_REASONS.get(reason)
+    if mapped is not None:
+        return mapped, None
+    return "error", f"Provider finish_reason: {reason}"
+
+
+def usage_from_openai(raw: dict[str, Any], prices: ModelPrices) -> Usage:
+    """pi's openai-completions usage: cached prompt tokens are cacheRead and not counted in `input`.
+
+    `input + cacheRead` is therefore the prompt size; DeepSeek's `prompt_cache_hit_tokens` is read when
+    `prompt_tokens_details` is missing. Servers never report cache writes here.
+    """
+    prompt = int(raw.get("prompt_tokens") or 0)
+    output = int(raw.get("completion_tokens") or 0)
+    details = raw.get("prompt_tokens_details") or {}
+    cached = int(details.get("cached_tokens") or raw.get("prompt_cache_hit_tokens") or 0)
+    usage = Usage(input=max(prompt - cached, 0), output=output, cache_read=cached)
+    usage.total_tokens = usage.input + usage.output + usage.cache_read
+    usage.cost = compute_cost(usage, prices)
+    return usage
+
+
+@dataclass
+class _ToolBlock:
+    content_index: int
+    id: str
+    name: str
+    raw: str = ""
+    ended: bool = False
+    dirty: bool = False
+
+
+class ReplyAssembler:
+    """Feeds chunk dicts into `partial` and returns the events each one produced.
+
+    `partial` is the same object throughout (the growing message); a consumer that keeps a snapshot
+    must copy it.
+    """
+
+    def __init__(self, partial: AssistantMessage, prices: ModelPrices) -> None:
+        self.partial = partial
+        self.finish_reason: str | None = None
+        self.saw_usage = False
+        self._prices = prices
+        self._open: int | None = None
+        self._tools_by_index: dict[int, _ToolBlock] = {}
+        self._tools_by_content: dict[int, _ToolBlock] = {}
+
+    def _event(self, kind: StreamEventType, index: int, delta: str | None = None) -> StreamEvent:
+        return StreamEvent(kind, self.partial, content_index=index, delta=delta)
+
+    def _end_open(self) -> list[StreamEvent]:
+        index = self._open
+        if index is None:
+            return []
+        self._open = None
+        block = self.partial.content[index]
+        if isinstance(block, TextContent):
+            return [self._event("text_end", index)]
+        if isinstance(block, ThinkingContent):
+            return [self._event("thinking_end", index)]
+        tool = self._tools_by_content[index]
+        tool.ended = True
+        self._finalise(tool)
+        return [self._event("toolcall_end", index)]
+
+    def _finalise(self, tool: _ToolBlock) -> None:
+        self.partial.content[tool.content_index] = make_tool_call(tool.id, tool.name, tool.raw)
+        tool.dirty = False
+
+    def _open_block(
+        self, block: TextContent | ThinkingContent | ToolCall, kind: StreamEventType
+    ) -> list[StreamEvent]:
+        events = self._end_open()
+        self.partial.content.append(block)
+        self._open = len(self.partial.content) - 1
+        events.append(self._event(kind, self._open))
+        return events
+
+    def _text(self, delta: str) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        block = self.partial.content[self._open] if self._open is not None else None
+        if not isinstance(block, TextContent):
+            events = self._open_block(TextContent(text=""), "text_start")
+            block = self.partial.content[self._open or 0]
+        assert isinstance(block, TextContent)
+        block.text += delta
+        events.append(self._event("text_delta", self._open or 0, delta))
+        return events
+
+    def _thinking(self, delta: str, field: str) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        block = self.partial.content[self._open] if self._open is not None else None
+        if not isinstance(block, ThinkingContent):
+            events = self._open_block(
+                ThinkingContent(thinking="", thinking_signature=field), "thinking_start"
+            )
+            block = self.partial.content[self._open or 0]
+        assert isinstance(block, ThinkingContent)
+        block.thinking += delta
+        events.append(self._event("thinking_delta", self._open or 0, delta))
+        return events
+
+    def _tool_call(self, raw: dict[str, Any]) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        index = raw.get("index")
+        index = index if isinstance(index, int) else len(self._tools_by_index)
+        function = raw.get("function") or {}
+        call_id = raw.get("id") or ""
+        tool = self._tools_by_index.get(index)
+        if tool is None or (call_id and call_id != tool.id):
+            name = function.get("name") or ""
+            new_id = call_id or f"call_{uuid.uuid4().hex[:24]}"
+            events = self._open_block(ToolCall(id=new_id, name=name), "toolcall_start")
+            tool = _ToolBlock(self._open or 0, new_id, name)
+            self._tools_by_index[index] = tool
+            self._tools_by_content[tool.content_index] = tool
+        elif not tool.name and function.get("name"):
+            tool.name = function["name"]
+            block = self.partial.content[tool.content_index]
+            assert isinstance(block, ToolCall)
+            block.name = tool.name
+        fragment = function.get("arguments") or ""
+        if fragment:
+            tool.raw += fragment
+            tool.dirty = tool.ended
+            events.append(self._event("toolcall_delta", tool.content_index, fragment))
+        return events
+
+    def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+        """Apply one chunk; returns its events in order."""
+        events: list[StreamEvent] = []
+        if chunk.get("id") and self.partial.response_id is None:
+            self.partial.response_id = str(chunk["id"])
+        response_model = chunk.get("model")
+        if response_model and response_model != self.partial.model and self.partial.response_model is None:
+            self.partial.response_model = str(response_model)
+        if isinstance(chunk.get("usage"), dict):
+            self.partial.usage = usage_from_openai(chunk["usage"], self._prices)
+            self.saw_usage = True
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            for field in REASONING_FIELDS:
+                value = delta.get(field)
+                if isinstance(value, str) and value:
+                    events += self._thinking(value, field)
+                    break
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                events += self._text(content)
+            for tool_call in delta.get("tool_calls") or []:
+                events += self._tool_call(tool_call)
+            if choice.get("finish_reason"):
+                self.finish_reason = str(choice["finish_reason"])
+        return events
+
+    def close(self) -> list[StreamEvent]:
+        """End the open block; re-parse calls whose arguments kept arriving after they ended."""
+        events = self._end_open()
+        for tool in self._tools_by_content.values():
+            if tool.dirty:
+                self._finalise(tool)
+        return events

@@ -1,0 +1,82 @@
+"""Provider failures as the text a user (and the retry/overflow classifiers) sees.
+
+Formats follow the JavaScript SDK pi uses, so pi's classification patterns match the same way:
+`<status> <server message>` (e.g. `429 Rate limit exceeded`), `<status> status code (no body)`,
+`Connection error.`, `Request timed out.`. A diagnostic keeps the status, the error's type and
+code, and any `Retry-After` the server sent (in ms) for the session's retry delay.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from pi_tui.ai.js_json import js_dumps
+
+RETRY_AFTER_MS_HEADER = "retry-after-ms"
+RETRY_AFTER_HEADER = "retry-after"
+
+
+def _server_message(body: object) -> str:
+    if isinstance(body, dict):
+        message = body.get("message")
+        if isinstance(message, str) and message:
+            return message
+        if message is not None:
+            return js_dumps(message)
+        return js_dumps(body) if body else ""
+    if isinstance(body, str):
+        return body.strip()
+    return "" if body is None else str(body)
+
+
+def retry_after_ms(headers: Any) -> int | None:
+    """The server's requested delay (`retry-after-ms`, or `retry-after` in seconds), if any."""
+    if headers is None:
+        return None
+    try:
+        raw_ms = headers.get(RETRY_AFTER_MS_HEADER)
+        if raw_ms is not None:
+            return max(int(float(raw_ms)), 0)
+        raw = headers.get(RETRY_AFTER_HEADER)
+        if raw is not None:
+            return max(int(float(raw) * 1000), 0)
+    except ValueError:
+        return None  # an HTTP date; not worth parsing for a retry hint
+    return None
+
+
+def describe_error(error: BaseException) -> tuple[str, dict[str, Any]]:
+    """`(errorMessage, diagnostic)` for an exception raised while calling the provider."""
+    import openai
+
+    details: dict[str, Any] = {}
+    if isinstance(error, openai.APIStatusError):
+        details["status"] = error.status_code
+        server_message = _server_message(error.body)
+        if not server_message:
+            text = f"{error.status_code} status code (no body)"
+        else:
+            text = f"{error.status_code} {server_message}"
+        delay = retry_after_ms(error.response.headers)
+        if delay is not None:
+            details["retryAfterMs"] = delay
+    elif isinstance(error, openai.APIError):
+        text = error.message
+    elif isinstance(error, json.JSONDecodeError):
+        text = f"Malformed stream data from provider: {error}"
+    else:
+        text = str(error) or type(error).__name__
+    diagnostic_error: dict[str, Any] = {"name": type(error).__name__, "message": text}
+    code = getattr(error, "code", None)
+    if isinstance(code, str | int):
+        diagnostic_error["code"] = code
+    diagnostic: dict[str, Any] = {
+        "type": "provider_error",
+        "timestamp": int(time.time() * 1000),
+        "error": diagnostic_error,
+    }
+    if details:
+        diagnostic["details"] = details
+    return text, diagnostic

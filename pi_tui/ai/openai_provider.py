@@ -1,0 +1,187 @@
+"""The OpenAI-compatible provider: one Chat Completions streaming request per reply (R2.1-R2.3).
+
+`stream_openai` is a `StreamFunction`. It never raises: HTTP and network failures, a stream that ends
+without a `finish_reason`, and malformed data all end in an `error` event; an abort ends in an `error`
+event with stop reason `aborted`. `openai` is imported on the first call, not with this module (it
+costs most of a second). A client is made per request and closed with it, so nothing (keys included)
+outlives the call.
+
+Completeness: the SDK consumes the `[DONE]` line, so the sign of a whole reply is the choice's
+`finish_reason`. A stream that closes after it but without `[DONE]` (seen from some local servers) is
+accepted; one that ends before it is an error whose text (`stream ended without ...`) is retryable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, TypeVar
+from urllib.parse import urlparse
+
+from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.convert import transform_messages
+from pi_tui.ai.messages import AssistantMessage, ModelPrices
+from pi_tui.ai.openai_chunks import ReplyAssembler, map_finish_reason
+from pi_tui.ai.openai_errors import describe_error
+from pi_tui.ai.openai_messages import to_openai_messages, to_openai_tools
+from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
+from pi_tui.config.model_config import ModelConfig
+
+ABORTED_MESSAGE = "Request was aborted."
+STREAM_ENDED_EARLY = "stream ended without finish_reason"
+OUTPUT_TOKEN_CAP = 32_000
+NO_API_KEY = "no-api-key"
+"""Sent when no key is configured: local servers ignore it; hosted ones answer 401."""
+# OpenAI itself wants `max_completion_tokens` (reasoning models reject `max_tokens`); many
+# compatible servers only know `max_tokens`.
+MAX_COMPLETION_TOKENS_HOSTS = frozenset({"api.openai.com"})
+_CLOSE_GRACE_S = 1.0
+
+T = TypeVar("T")
+
+
+class _Aborted(Exception):
+    pass
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def request_params(model: ModelConfig, context: LlmContext, options: StreamOptions) -> dict[str, Any]:
+    """The request body (without credentials); pure, so tests and the inspector can show it."""
+    messages = transform_messages(context.messages, model)
+    params: dict[str, Any] = {
+        "model": model.id,
+        "messages": to_openai_messages(context.system_prompt, messages),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    max_tokens = options.max_tokens or min(model.max_tokens, OUTPUT_TOKEN_CAP)
+    host = urlparse(model.base_url).hostname or ""
+    params["max_completion_tokens" if host in MAX_COMPLETION_TOKENS_HOSTS else "max_tokens"] = max_tokens
+    if context.tools:
+        params["tools"] = to_openai_tools(context.tools)
+    if model.reasoning and options.reasoning and options.reasoning != "off":
+        params["reasoning_effort"] = "high" if options.reasoning == "xhigh" else options.reasoning
+    return params
+
+
+def _make_client(model: ModelConfig, options: StreamOptions) -> Any:
+    from openai import AsyncOpenAI
+
+    extra: dict[str, Any] = {}
+    if options.timeout_s is not None:
+        extra["timeout"] = options.timeout_s
+    if options.max_retries is not None:
+        extra["max_retries"] = options.max_retries
+    return AsyncOpenAI(
+        api_key=options.api_key or NO_API_KEY,
+        base_url=model.base_url,
+        default_headers=model.headers or None,
+        **extra,
+    )
+
+
+async def _next_or_none(stream: Any) -> Any:
+    try:
+        return await stream.__anext__()
+    except StopAsyncIteration:
+        return None
+
+
+class _Race:
+    """Awaits provider I/O against the abort signal, so an abort takes effect at once."""
+
+    def __init__(self, signal: AbortSignal | None) -> None:
+        self._waiter = asyncio.ensure_future(signal.wait()) if signal else None
+
+    async def run(self, awaitable: Awaitable[T]) -> T:
+        if self._waiter is None:
+            return await awaitable
+        task = asyncio.ensure_future(awaitable)
+        try:
+            await asyncio.wait((task, self._waiter), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            task.cancel()
+            raise
+        if task.done():
+            return task.result()
+        task.cancel()
+        await asyncio.wait((task,), timeout=_CLOSE_GRACE_S)
+        raise _Aborted
+
+    def close(self) -> None:
+        if self._waiter is not None:
+            self._waiter.cancel()
+
+
+def _chunk_dict(chunk: Any) -> dict[str, Any]:
+    if isinstance(chunk, dict):
+        return chunk
+    dumped: dict[str, Any] = chunk.model_dump(exclude_none=True)
+    return dumped
+
+
+async def stream_openai(
+    model: ModelConfig, context: LlmContext, options: StreamOptions
+) -> AsyncIterator[StreamEvent]:
+    """Stream one assistant reply from an OpenAI-compatible Chat Completions endpoint."""
+    partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id, timestamp=now_ms())
+    yield StreamEvent("start", partial)
+    assembler = ReplyAssembler(partial, ModelPrices.model_validate(model.cost.model_dump()))
+    signal = options.signal
+    race = _Race(signal)
+    client: Any = None
+    stream: Any = None
+    failure: tuple[str, dict[str, Any] | None] | None = None
+    aborted = False
+    try:
+        if signal is not None and signal.aborted:
+            raise _Aborted
+        params = request_params(model, context, options)
+        client = _make_client(model, options)
+        stream = await race.run(client.chat.completions.create(**params))
+        while (chunk := await race.run(_next_or_none(stream))) is not None:
+            for event in assembler.feed(_chunk_dict(chunk)):
+                yield event
+    except _Aborted:
+        aborted, failure = True, (ABORTED_MESSAGE, None)
+    except Exception as error:
+        aborted = signal is not None and signal.aborted
+        failure = (ABORTED_MESSAGE, None) if aborted else describe_error(error)
+    finally:
+        race.close()
+        await _close_quietly(stream, client)
+    for event in assembler.close():
+        yield event
+    if failure is None and assembler.finish_reason is None:
+        failure = (STREAM_ENDED_EARLY, None)
+    if failure is not None:
+        text, diagnostic = failure
+        partial.stop_reason = "aborted" if aborted else "error"
+        partial.error_message = text
+        if diagnostic is not None:
+            partial.diagnostics = [*(partial.diagnostics or []), diagnostic]
+        yield StreamEvent("error", partial, message=partial)
+        return
+    stop_reason, error_message = map_finish_reason(assembler.finish_reason or "stop")
+    if stop_reason == "stop" and partial.tool_calls:
+        stop_reason = "toolUse"  # some servers say "stop" after tool calls; the loop must run them
+    partial.stop_reason = stop_reason
+    if error_message is not None:
+        partial.error_message = error_message
+        yield StreamEvent("error", partial, message=partial)
+    else:
+        yield StreamEvent("done", partial, message=partial)
+
+
+async def _close_quietly(stream: Any, client: Any) -> None:
+    """Close the HTTP response and the client; a failure to close is not the reply's failure."""
+    for resource in (stream, client):
+        if resource is None:
+            continue
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(resource.close(), _CLOSE_GRACE_S)

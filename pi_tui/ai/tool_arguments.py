@@ -1,0 +1,58 @@
+"""Tool-call arguments as the model wrote them: parsed once complete, raw text kept when invalid.
+
+A model may stream arguments that are not a JSON object (truncated, malformed, a bare string). That must
+not crash the reply: the `ToolCall` keeps `arguments = {}` and carries the raw text in the extra field
+`invalidArguments` (camelCase, stored with the message like any unknown key; pi ignores it). The agent
+loop asks `invalid_arguments_error(call)` and, when it returns a text, answers the call with an error
+result instead of running the tool. When replayed to a model the call is sent with `{}`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pi_tui.ai.messages import ToolCall
+
+INVALID_ARGUMENTS_FIELD = "invalidArguments"
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
+    """`(arguments, None)` for a JSON object (empty text counts as `{}`), else `({}, reason)`."""
+    if not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as error:
+        return {}, f"invalid JSON: {error}"
+    if not isinstance(value, dict):
+        return {}, f"expected a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+def make_tool_call(call_id: str, name: str, raw: str) -> ToolCall:
+    """A finished tool call; invalid argument text is kept under `invalidArguments`."""
+    arguments, error = parse_arguments(raw)
+    if error is None:
+        return ToolCall(id=call_id, name=name, arguments=arguments)
+    return ToolCall.model_validate(
+        {"id": call_id, "name": name, "arguments": {}, INVALID_ARGUMENTS_FIELD: raw}
+    )
+
+
+def invalid_arguments(call: ToolCall) -> str | None:
+    """The raw argument text when the model's arguments could not be parsed, else None."""
+    extra = call.model_extra or {}
+    raw = extra.get(INVALID_ARGUMENTS_FIELD)
+    return raw if isinstance(raw, str) else None
+
+
+def invalid_arguments_error(call: ToolCall) -> str | None:
+    """A message for the tool result when the arguments were invalid, else None."""
+    raw = invalid_arguments(call)
+    if raw is None:
+        return None
+    _, reason = parse_arguments(raw)
+    return (
+        f'Invalid arguments for tool "{call.name}": {reason or "unparseable"}\n\nReceived arguments:\n{raw}'
+    )

@@ -1,0 +1,271 @@
+"""The model registry: pi's `models.json`, zero-config from the environment, and `--model` resolution.
+
+`models.json` (R2.4) maps provider names to `{baseUrl, apiKey, api, headers?, models[...]}`. The file
+is only read, never written; a malformed file yields diagnostics (path, line, column) and no models,
+never an exception. `apiKey` names an environment variable when one of that name exists, else it is
+the key itself. Without a file (or for an id it does not list), `OPENAI_API_KEY` and
+`OPENAI_BASE_URL` make any model id usable ("zero-config"), with a 128000-token window and a warning.
+Keys are never part of a repr; `mask_key` is the only form that may be shown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from pi_tui.config.json_locations import locate, value_offsets
+from pi_tui.config.model_config import DEFAULT_CONTEXT_WINDOW, InputKind, ModelConfig, Prices
+from pi_tui.config.paths import models_path
+
+SUPPORTED_API = "openai-completions"
+ZERO_CONFIG_PROVIDER = "openai"
+OPENAI_API_KEY_ENV = "OPENAI_API_KEY"
+OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def mask_key(key: str | None) -> str:
+    """A key as it may appear on screen: its last four characters at most."""
+    if not key:
+        return "<none>"
+    return f"…{key[-4:]}" if len(key) > 12 else "***"
+
+
+@dataclass(frozen=True)
+class ModelsDiagnostic:
+    """A problem found while loading models or resolving `--model`; `line`/`column` are 1-based."""
+
+    severity: Literal["error", "warning"]
+    message: str
+    path: Path | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = str(self.path) + (f":{self.line}:{self.column}" if self.line is not None else "") + ": "
+        return f"{where}{self.severity}: {self.message}"
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class ModelEntry(_Entry):
+    id: str = Field(min_length=1)
+    name: str | None = None
+    api: str | None = None
+    context_window: int | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    reasoning: bool = False
+    input: list[InputKind] | None = None
+    cost: Prices | None = None
+    headers: dict[str, str] | None = None
+
+
+class ProviderEntry(_Entry):
+    base_url: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    api: str | None = None
+    headers: dict[str, str] | None = None
+    models: list[ModelEntry] = Field(default_factory=list)
+
+
+class ModelsFile(_Entry):
+    providers: dict[str, ProviderEntry] = Field(default_factory=dict)
+
+
+@dataclass
+class ModelRegistry:
+    """The models a user configured, with each provider's configured `apiKey` text (not yet resolved)."""
+
+    models: list[ModelConfig] = field(default_factory=list)
+    diagnostics: list[ModelsDiagnostic] = field(default_factory=list)
+    key_specs: dict[str, str] = field(default_factory=dict, repr=False)
+    endpoints: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+    """Provider name → (baseUrl, headers), for `provider/<id the file does not list>`."""
+
+    def find(self, ref: str) -> ModelConfig | None:
+        """`provider/id` (a provider named in the file) or a bare id (first match in file order)."""
+        provider, _, rest = ref.partition("/")
+        if rest:
+            for model in self.models:
+                if model.provider == provider and model.id == rest:
+                    return model
+        return next((model for model in self.models if model.id == ref), None)
+
+    def api_key(self, provider: str, env: Mapping[str, str]) -> str | None:
+        """The provider's key: its `apiKey` (an env var name or the key), else `<PROVIDER>_API_KEY`."""
+        spec = self.key_specs.get(provider)
+        if spec:
+            return env.get(spec, spec)
+        return env.get(provider_key_env(provider))
+
+
+def provider_key_env(provider: str) -> str:
+    """`openrouter` → `OPENROUTER_API_KEY` (the variable pi also reads for a provider without apiKey)."""
+    return re.sub(r"[^A-Z0-9]", "_", provider.upper()) + "_API_KEY"
+
+
+def _error_at(path: Path, text: str, loc: tuple[str | int, ...], message: str) -> ModelsDiagnostic:
+    try:
+        line, column = locate(text, value_offsets(text), loc)
+    except (ValueError, IndexError):
+        line, column = 1, 1
+    dotted = ".".join(str(part) for part in loc) or "root"
+    return ModelsDiagnostic("error", f"{dotted}: {message}", path, line, column)
+
+
+def parse_models_file(path: Path) -> tuple[ModelsFile | None, list[ModelsDiagnostic]]:
+    """Read and validate `models.json`; a missing file is no models and no diagnostics."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, []
+    except (OSError, UnicodeDecodeError) as error:
+        return None, [ModelsDiagnostic("error", f"cannot read models file: {error}", path)]
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        message = f"invalid JSON: {error.msg}"
+        return None, [ModelsDiagnostic("error", message, path, error.lineno, error.colno)]
+    try:
+        return ModelsFile.model_validate(raw), []
+    except ValidationError as error:
+        return None, [_error_at(path, text, tuple(issue["loc"]), issue["msg"]) for issue in error.errors()]
+
+
+def _model_config(provider: str, entry: ProviderEntry, model: ModelEntry, base_url: str) -> ModelConfig:
+    config = ModelConfig(id=model.id, name=model.name or model.id, provider=provider, base_url=base_url)
+    if model.context_window is not None:
+        config.context_window = model.context_window
+    if model.max_tokens is not None:
+        config.max_tokens = model.max_tokens
+    config.reasoning = model.reasoning
+    if model.input is not None:
+        config.input = list(model.input)
+    if model.cost is not None:
+        config.cost = model.cost
+    config.headers = {**(entry.headers or {}), **(model.headers or {})}
+    return config
+
+
+def build_registry(parsed: ModelsFile, path: Path) -> ModelRegistry:
+    registry = ModelRegistry()
+    for provider, entry in parsed.providers.items():
+        if entry.api is not None and entry.api != SUPPORTED_API:
+            message = f'provider "{provider}": api "{entry.api}" is not supported (only {SUPPORTED_API})'
+            registry.diagnostics.append(ModelsDiagnostic("warning", message, path))
+            continue
+        base_url = entry.base_url or (DEFAULT_BASE_URL if provider == ZERO_CONFIG_PROVIDER else None)
+        if base_url is None:
+            message = f'provider "{provider}": baseUrl is required; skipped'
+            registry.diagnostics.append(ModelsDiagnostic("error", message, path))
+            continue
+        if entry.api_key and entry.api_key.startswith("!"):
+            message = f'provider "{provider}": command apiKeys ("!...") are not supported; no key used'
+            registry.diagnostics.append(ModelsDiagnostic("warning", message, path))
+        elif entry.api_key:
+            registry.key_specs[provider] = entry.api_key
+        registry.endpoints[provider] = (base_url, dict(entry.headers or {}))
+        for model in entry.models:
+            if model.api is not None and model.api != SUPPORTED_API:
+                message = f'model "{provider}/{model.id}": api "{model.api}" is not supported; skipped'
+                registry.diagnostics.append(ModelsDiagnostic("warning", message, path))
+            else:
+                registry.models.append(_model_config(provider, entry, model, base_url))
+    return registry
+
+
+def load_registry(path: Path | None = None) -> ModelRegistry:
+    """The registry from `models.json` (default: `paths.models_path()`); never raises."""
+    target = path or models_path()
+    parsed, diagnostics = parse_models_file(target)
+    registry = build_registry(parsed, target) if parsed is not None else ModelRegistry()
+    registry.diagnostics[:0] = diagnostics
+    return registry
+
+
+def _unknown_window(ref: str) -> str:
+    return f'unknown model "{ref}": context window assumed {DEFAULT_CONTEXT_WINDOW} tokens'
+
+
+def _provider_endpoint(
+    registry: ModelRegistry, ref: str
+) -> tuple[str, str, tuple[str, dict[str, str]]] | None:
+    provider, _, model_id = ref.partition("/")
+    endpoint = registry.endpoints.get(provider)
+    return (provider, model_id, endpoint) if model_id and endpoint is not None else None
+
+
+@dataclass
+class ModelResolution:
+    """The outcome of `--model`: a model (None when none could be chosen), its key, and what went wrong."""
+
+    model: ModelConfig | None
+    api_key: str | None = field(default=None, repr=False)
+    source: Literal["models.json", "zero-config", "none"] = "none"
+    diagnostics: list[ModelsDiagnostic] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        ref = self.model.ref if self.model else None
+        return f"ModelResolution(model={ref!r}, api_key={mask_key(self.api_key)}, source={self.source!r})"
+
+
+def resolve_model(
+    ref: str | None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    *,
+    registry: ModelRegistry | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ModelResolution:
+    """Resolve `--model` / `--base-url` / `--api-key` against models.json, then the environment.
+
+    A ref is `provider/id` or a bare id; without one the first configured model is used. An id the
+    registry does not list is served zero-config (provider `openai`, `OPENAI_BASE_URL` or OpenAI's
+    endpoint, `OPENAI_API_KEY`) with a 128000-token window and a warning. `base_url` and `api_key`
+    override whatever was resolved.
+    """
+    environment = os.environ if env is None else env
+    registry = registry if registry is not None else load_registry()
+    diagnostics = list(registry.diagnostics)
+    found = registry.find(ref) if ref else (registry.models[0] if registry.models else None)
+    if found is not None:
+        model = found.model_copy(deep=True)
+        key = api_key or registry.api_key(model.provider, environment)
+        source: Literal["models.json", "zero-config"] = "models.json"
+    elif ref and (endpoint := _provider_endpoint(registry, ref)) is not None:
+        provider, model_id, (endpoint_url, headers) = endpoint
+        model = ModelConfig(id=model_id, name=model_id, provider=provider, base_url=endpoint_url)
+        model.headers = headers
+        key = api_key or registry.api_key(provider, environment)
+        source = "models.json"
+        diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
+    elif ref:
+        model = ModelConfig(
+            id=ref,
+            name=ref,
+            provider=ZERO_CONFIG_PROVIDER,
+            base_url=environment.get(OPENAI_BASE_URL_ENV) or DEFAULT_BASE_URL,
+            context_window=DEFAULT_CONTEXT_WINDOW,
+        )
+        key = api_key or environment.get(OPENAI_API_KEY_ENV)
+        source = "zero-config"
+        diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
+    else:
+        message = "no model configured: pass --model or add one to models.json"
+        diagnostics.append(ModelsDiagnostic("error", message))
+        return ModelResolution(None, None, "none", diagnostics)
+    if base_url:
+        model.base_url = base_url
+    return ModelResolution(model, key or None, source, diagnostics)

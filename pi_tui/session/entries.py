@@ -1,0 +1,206 @@
+"""The lines of a session file: the header and every entry type of pi's format v3 (pi-behaviour §3.2).
+
+Field order is the order pi writes (`type, id, parentId, timestamp`, then the type's own fields), so an
+entry dumped with `to_json_obj()` and `js_dumps` reproduces pi's line byte for byte. An entry type this
+version does not know is kept as an `UnknownEntry` holding the original object, which is written back
+unchanged and ignored when the context is rebuilt.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import (
+    Discriminator,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    Tag,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+from pi_tui.ai.js_json import js_dumps
+from pi_tui.ai.messages import AgentMessage, PiModel, ThinkingLevel, UserBlock, omitted
+
+CURRENT_SESSION_VERSION = 3
+
+
+class SessionHeader(PiModel):
+    """Line 1 of every session file. A header without `version` is a version-1 file."""
+
+    type: Literal["session"] = "session"
+    version: int = 1
+    id: str
+    timestamp: str = ""
+    cwd: str = ""
+    parent_session: str | None = omitted()
+
+
+class EntryBase(PiModel):
+    """Fields every entry carries; `parentId` is always written, `null` for a root."""
+
+    type: str
+    id: str
+    parent_id: str | None = None
+    timestamp: str = ""
+
+
+class MessageEntry(EntryBase):
+    type: Literal["message"] = "message"
+    message: AgentMessage
+
+
+class ThinkingLevelChangeEntry(EntryBase):
+    type: Literal["thinking_level_change"] = "thinking_level_change"
+    thinking_level: ThinkingLevel
+
+
+class ModelChangeEntry(EntryBase):
+    type: Literal["model_change"] = "model_change"
+    provider: str
+    model_id: str
+
+
+class CompactionEntry(EntryBase):
+    type: Literal["compaction"] = "compaction"
+    summary: str
+    first_kept_entry_id: str
+    tokens_before: int
+    details: Any = omitted()
+    from_hook: bool | None = omitted()
+
+
+class BranchSummaryEntry(EntryBase):
+    type: Literal["branch_summary"] = "branch_summary"
+    from_id: str
+    summary: str
+    details: Any = omitted()
+    from_hook: bool | None = omitted()
+
+
+class CustomEntry(EntryBase):
+    """Extension (and pi-tui, `customType` prefixed `pi-tui.`) state; never part of the model context."""
+
+    type: Literal["custom"] = "custom"
+    custom_type: str
+    data: Any = omitted()
+
+
+class CustomMessageEntry(EntryBase):
+    type: Literal["custom_message"] = "custom_message"
+    custom_type: str
+    content: str | list[UserBlock]
+    display: bool = True
+    details: Any = omitted()
+
+
+class LabelEntry(EntryBase):
+    """`label` None (key omitted) clears the target's label."""
+
+    type: Literal["label"] = "label"
+    target_id: str
+    label: str | None = omitted()
+
+
+class SessionInfoEntry(EntryBase):
+    """`name` None or empty clears the session name."""
+
+    type: Literal["session_info"] = "session_info"
+    name: str | None = omitted()
+
+
+class UnknownEntry(EntryBase):
+    """An entry this version cannot interpret: it keeps its place in the tree and is written back verbatim."""
+
+    _raw: dict[str, Any] | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_raw(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> UnknownEntry:
+        entry = handler(data)
+        assert isinstance(entry, UnknownEntry)
+        if isinstance(data, dict):
+            entry._raw = dict(data)
+        return entry
+
+    @model_serializer(mode="wrap")
+    def _dump_raw(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        if self._raw is not None:
+            return dict(self._raw)
+        dumped: dict[str, Any] = handler(self)
+        return dumped
+
+
+KNOWN_ENTRY_TYPES = frozenset(
+    {
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
+
+
+def _entry_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    if kind in KNOWN_ENTRY_TYPES and not isinstance(value, UnknownEntry):
+        return str(kind)
+    return "unknown"
+
+
+SessionEntry: TypeAlias = Annotated[
+    Annotated[MessageEntry, Tag("message")]
+    | Annotated[ThinkingLevelChangeEntry, Tag("thinking_level_change")]
+    | Annotated[ModelChangeEntry, Tag("model_change")]
+    | Annotated[CompactionEntry, Tag("compaction")]
+    | Annotated[BranchSummaryEntry, Tag("branch_summary")]
+    | Annotated[CustomEntry, Tag("custom")]
+    | Annotated[CustomMessageEntry, Tag("custom_message")]
+    | Annotated[LabelEntry, Tag("label")]
+    | Annotated[SessionInfoEntry, Tag("session_info")]
+    | Annotated[UnknownEntry, Tag("unknown")],
+    Discriminator(_entry_tag),
+]
+"""Any non-header line of a session file."""
+
+ENTRY_ADAPTER: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
+
+
+def parse_entry(obj: dict[str, Any]) -> SessionEntry:
+    """Validate one parsed line; raises pydantic's ValidationError (with a location) for bad data."""
+    return ENTRY_ADAPTER.validate_python(obj)
+
+
+def opaque_entry(obj: dict[str, Any]) -> UnknownEntry:
+    """Keep an entry that failed validation as an opaque node, so its children stay attached to the tree."""
+    parent = obj.get("parentId")
+    stamp = obj.get("timestamp")
+    entry = UnknownEntry(
+        type=str(obj.get("type")),
+        id=str(obj["id"]),
+        parent_id=parent if isinstance(parent, str) else None,
+        timestamp=stamp if isinstance(stamp, str) else "",
+    )
+    entry._raw = dict(obj)
+    return entry
+
+
+def entry_line(entry: SessionEntry | SessionHeader) -> str:
+    """The line (without `\\n`) pi would write for an entry or header; unknown entries: the original."""
+    return js_dumps(entry.to_json_obj())
+
+
+def reparented(entry: SessionEntry, parent_id: str | None) -> SessionEntry:
+    """A copy of `entry` under another parent (unknown entries keep every other key verbatim)."""
+    copy = entry.model_copy(update={"parent_id": parent_id})
+    if isinstance(entry, UnknownEntry) and entry._raw is not None:
+        assert isinstance(copy, UnknownEntry)
+        copy._raw = {**entry._raw, "parentId": parent_id}
+    return copy

@@ -1,0 +1,82 @@
+"""The entry tree: root→entry paths, resolved labels, and the children view used by `/tree`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pi_tui.session.entries import LabelEntry, SessionEntry
+
+
+def index_by_id(entries: Iterable[SessionEntry]) -> dict[str, SessionEntry]:
+    """id → entry; for a duplicated id the later entry wins, as in pi's `byId` map."""
+    return {entry.id: entry for entry in entries}
+
+
+def branch_path(by_id: Mapping[str, SessionEntry], leaf_id: str | None) -> list[SessionEntry]:
+    """Entries from the root to `leaf_id` (inclusive); empty for None or an unknown id.
+
+    Stops at a missing parent (the entry is then a root) and at a cycle, which pi would loop on.
+    """
+    path: list[SessionEntry] = []
+    seen: set[str] = set()
+    current = by_id.get(leaf_id) if leaf_id is not None else None
+    while current is not None and current.id not in seen:
+        seen.add(current.id)
+        path.append(current)
+        parent = current.parent_id
+        current = by_id.get(parent) if parent is not None else None
+    path.reverse()
+    return path
+
+
+@dataclass(frozen=True)
+class Labels:
+    """Each target's current label and when it was set (latest label entry per target wins)."""
+
+    text: dict[str, str] = field(default_factory=dict)
+    timestamp: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[SessionEntry]) -> Labels:
+        labels = cls()
+        for entry in entries:
+            if isinstance(entry, LabelEntry):
+                labels.apply(entry)
+        return labels
+
+    def apply(self, entry: LabelEntry) -> None:
+        """An empty or missing label clears the target's label."""
+        if entry.label:
+            self.text[entry.target_id] = entry.label
+            self.timestamp[entry.target_id] = entry.timestamp
+        else:
+            self.text.pop(entry.target_id, None)
+            self.timestamp.pop(entry.target_id, None)
+
+
+@dataclass
+class TreeNode:
+    entry: SessionEntry
+    children: list[TreeNode] = field(default_factory=list)
+    label: str | None = None
+    label_timestamp: str | None = None
+
+
+def build_tree(entries: Sequence[SessionEntry], labels: Labels) -> list[TreeNode]:
+    """Root nodes (null, self or missing parent) in file order; children sorted by timestamp, stable."""
+    text, stamps = labels.text, labels.timestamp
+    nodes = {e.id: TreeNode(e, label=text.get(e.id), label_timestamp=stamps.get(e.id)) for e in entries}
+    roots: list[TreeNode] = []
+    for entry in entries:
+        node = nodes[entry.id]
+        if node.entry is not entry:
+            continue  # a duplicated id: the later entry owns the node
+        parent = nodes.get(entry.parent_id) if entry.parent_id is not None else None
+        if parent is None or entry.parent_id == entry.id:
+            roots.append(node)
+        else:
+            parent.children.append(node)
+    for node in nodes.values():
+        node.children.sort(key=lambda child: child.entry.timestamp)
+    return roots

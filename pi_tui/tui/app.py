@@ -1,0 +1,111 @@
+"""The pi-tui application.
+
+Today it opens on the start page: whether a model is configured, and a browser of this directory's
+sessions (pi's included) with a read-only preview of what each would send on continuing. Session
+files are read in worker threads; widgets only render what they are given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Footer, Header, Static
+
+from pi_tui.session.listing import SessionSummary, list_sources
+from pi_tui.tui.session_preview_data import build_preview
+from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
+from pi_tui.tui.widgets.session_preview import SessionPreview, SessionPreviewData
+
+
+class PiTuiApp(App[int]):
+    """Start page: setup status, session browser, session preview."""
+
+    CSS_PATH = "styles/app.tcss"
+    TITLE = "pi-tui"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("a", "toggle_all", "All directories"),
+        Binding("r", "reload_sessions", "Reload"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        session_root: Path,
+        pi_session_root: Path,
+        setup_notice: str,
+    ) -> None:
+        super().__init__()
+        self.cwd = cwd
+        self.session_root = session_root
+        self.pi_session_root = pi_session_root
+        self.setup_notice = setup_notice
+        self._summaries: dict[str, SessionSummary] = {}
+        self.show_all = False
+        """List every directory's sessions instead of only the current one's."""
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield Static(self.setup_notice, id="setup-notice", markup=False)
+        with Horizontal(id="start-panes"):
+            yield SessionBrowser(id="session-browser")
+            yield SessionPreview(id="session-preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = str(self.cwd)
+        self.query_one(SessionPreview).show_hint("Select a session to preview it.")
+        self.load_sessions()
+
+    def action_toggle_all(self) -> None:
+        self.show_all = not self.show_all
+        self.load_sessions()
+
+    def action_reload_sessions(self) -> None:
+        self.load_sessions()
+
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
+    def load_sessions(self) -> None:
+        cwd = None if self.show_all else str(self.cwd)
+        summaries = list_sources(cwd, root=self.session_root, pi_root=self.pi_session_root)
+        self.call_from_thread(self._show_sessions, summaries)
+
+    def _show_sessions(self, summaries: list[SessionSummary]) -> None:
+        self._summaries = {str(summary.path): summary for summary in summaries}
+        rows = [
+            SessionRow(
+                key=str(summary.path),
+                modified=summary.modified,
+                title=summary.name or summary.first_message,
+                message_count=summary.message_count,
+                source=summary.source,
+            )
+            for summary in summaries
+        ]
+        browser = self.query_one(SessionBrowser)
+        browser.show(rows)
+        scope = "all directories" if self.show_all else "this directory"
+        browser.border_title = f"Sessions — {scope} ({len(rows)})"
+        if not rows:
+            self.query_one(SessionPreview).show_hint(
+                f"No sessions in {scope} yet. Press a to list every directory."
+            )
+
+    @on(SessionBrowser.RowHighlighted)
+    def _preview_highlighted(self, event: SessionBrowser.RowHighlighted) -> None:
+        summary = self._summaries.get(event.row_key.value or "")
+        if summary is not None:
+            self.load_preview(summary)
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def load_preview(self, summary: SessionSummary) -> None:
+        data = build_preview(summary.path, summary.source)
+        self.call_from_thread(self._show_preview, data)
+
+    def _show_preview(self, data: SessionPreviewData) -> None:
+        self.query_one(SessionPreview).show(data)

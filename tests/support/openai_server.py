@@ -1,0 +1,255 @@
+"""A loopback Chat Completions server speaking the real SSE streaming protocol, scripted per test.
+
+Each POST to `/v1/chat/completions` takes the next scripted reply from a queue: a stream of chunks
+(optionally dropped, stalled, slowed, without `[DONE]`, or with raw malformed lines) or an HTTP error
+with a body and headers. Every request's headers and JSON body are recorded, as is the moment the
+client closed a stalled connection (to prove an abort closes the stream at once). Responses use
+chunked transfer encoding so that a dropped connection is distinguishable from a finished body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+DEFAULT_ID = "chatcmpl-test"
+DEFAULT_MODEL = "test-model"
+
+
+@dataclass
+class StreamReply:
+    """A 200 SSE stream. `chunks` are dicts (sent as `data: <json>`) or raw strings (sent verbatim)."""
+
+    chunks: list[dict[str, Any] | str]
+    done: bool = True
+    drop_after: int | None = None
+    stall_after: int | None = None
+    delay_s: float = 0.0
+    hold_headers: bool = False
+    """Send nothing at all (not even the status line) until the client gives up."""
+
+
+@dataclass
+class ErrorReply:
+    status: int
+    body: str | dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Reply = StreamReply | ErrorReply
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 413: "Payload Too Large"}
+
+
+class OpenAIServer:
+    """Start with `await start()`; `base_url` ends in `/v1` as the SDK expects."""
+
+    def __init__(self) -> None:
+        self.replies: list[Reply] = []
+        self.requests: list[RecordedRequest] = []
+        self.client_closed_at: list[float] = []
+        self.client_closed = asyncio.Event()
+        self._server: asyncio.Server | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
+        self.port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def enqueue(self, *replies: Reply) -> None:
+        self.replies.extend(replies)
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._handlers):
+            task.cancel()
+        if self._handlers:
+            await asyncio.wait(self._handlers, timeout=2)
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            await self._serve(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self._handlers.discard(task)
+            writer.transport.abort()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        method, path, _ = lines[0].split(" ", 2)
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            if ":" in line:
+                name, value = line.split(":", 1)
+                headers[name.strip().lower()] = value.strip()
+        raw = await reader.readexactly(int(headers.get("content-length", "0")))
+        body = json.loads(raw) if raw else None
+        self.requests.append(RecordedRequest(method, path, headers, body))
+        if not self.replies:
+            reply: Reply = ErrorReply(500, {"error": {"message": "openai_server: no scripted reply"}})
+        else:
+            reply = self.replies.pop(0)
+        if isinstance(reply, ErrorReply):
+            await self._send_error(writer, reply)
+        else:
+            await self._send_stream(reader, writer, reply)
+
+    async def _send_error(self, writer: asyncio.StreamWriter, reply: ErrorReply) -> None:
+        if reply.body is None:
+            payload = b""
+            content_type = "text/plain"
+        elif isinstance(reply.body, str):
+            payload = reply.body.encode()
+            content_type = "text/plain"
+        else:
+            payload = json.dumps(reply.body).encode()
+            content_type = "application/json"
+        head = [
+            f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Error')}",
+            f"content-type: {content_type}",
+            f"content-length: {len(payload)}",
+            "connection: close",
+            *(f"{name}: {value}" for name, value in reply.headers.items()),
+        ]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
+        await writer.drain()
+
+    async def _send_stream(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reply: StreamReply
+    ) -> None:
+        if reply.hold_headers:
+            await self._wait_for_close(reader)
+            return
+        head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
+        writer.write((head + "connection: close\r\n\r\n").encode())
+        for number, item in enumerate(reply.chunks):
+            if reply.drop_after is not None and number >= reply.drop_after:
+                return  # the handler aborts the transport: no terminating chunk
+            if reply.stall_after is not None and number >= reply.stall_after:
+                await self._wait_for_close(reader)
+                return
+            line = item if isinstance(item, str) else f"data: {json.dumps(item)}"
+            await self._write_chunk(writer, f"{line}\n\n".encode())
+            if reply.delay_s:
+                await asyncio.sleep(reply.delay_s)
+        if reply.stall_after is not None:
+            await self._wait_for_close(reader)
+            return
+        if reply.drop_after is not None:
+            return
+        if reply.done:
+            await self._write_chunk(writer, b"data: [DONE]\n\n")
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
+    async def _write_chunk(self, writer: asyncio.StreamWriter, data: bytes) -> None:
+        writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        await writer.drain()
+
+    async def _wait_for_close(self, reader: asyncio.StreamReader) -> None:
+        while await reader.read(1024):
+            pass
+        self.client_closed_at.append(time.monotonic())
+        self.client_closed.set()
+
+
+def chunk(
+    *,
+    content: str | None = None,
+    reasoning_content: str | None = None,
+    reasoning: str | None = None,
+    tool_calls: list[dict[str, Any]] | None = None,
+    finish_reason: str | None = None,
+    usage: dict[str, Any] | None = None,
+    no_choices: bool = False,
+    chunk_id: str = DEFAULT_ID,
+    model: str = DEFAULT_MODEL,
+) -> dict[str, Any]:
+    """One `chat.completion.chunk` object with a single choice (or none, as the usage chunk has)."""
+    delta: dict[str, Any] = {}
+    if content is not None:
+        delta["content"] = content
+    if reasoning_content is not None:
+        delta["reasoning_content"] = reasoning_content
+    if reasoning is not None:
+        delta["reasoning"] = reasoning
+    if tool_calls is not None:
+        delta["tool_calls"] = tool_calls
+    body: dict[str, Any] = {"id": chunk_id, "object": "chat.completion.chunk", "created": 0, "model": model}
+    body["choices"] = [] if no_choices else [{"index": 0, "delta": delta, "finish_reason": finish_reason}]
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+def usage(prompt: int, completion: int, cached: int | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    if cached is not None:
+        body["prompt_tokens_details"] = {"cached_tokens": cached}
+    return body
+
+
+def text_reply(text: str, *, pieces: int = 3, finish_reason: str = "stop") -> StreamReply:
+    """`text` split into `pieces` content deltas, a finish chunk and a usage chunk."""
+    size = max(1, -(-len(text) // pieces))
+    chunks: list[dict[str, Any] | str] = [
+        chunk(content=text[i : i + size]) for i in range(0, len(text), size)
+    ]
+    chunks.append(chunk(finish_reason=finish_reason))
+    chunks.append(chunk(no_choices=True, usage=usage(10, 5)))
+    return StreamReply(chunks)
+
+
+def tool_call_delta(
+    index: int, *, call_id: str | None = None, name: str | None = None, arguments: str = ""
+) -> dict[str, Any]:
+    function: dict[str, Any] = {"arguments": arguments}
+    if name is not None:
+        function["name"] = name
+    delta: dict[str, Any] = {"index": index, "function": function}
+    if call_id is not None:
+        delta["id"] = call_id
+        delta["type"] = "function"
+    return delta
+
+
+@pytest.fixture
+async def openai_server() -> AsyncIterator[OpenAIServer]:
+    server = OpenAIServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

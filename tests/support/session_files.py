@@ -1,0 +1,66 @@
+"""Building small session files by hand for loader, migration and listing tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+HEADER_ID = "01a2298d-9a92-72c7-b3e3-f020c9b72c00"
+
+
+def header(version: int | None = 3, session_id: str = HEADER_ID, **extra: Any) -> dict[str, Any]:
+    obj: dict[str, Any] = {"type": "session"}
+    if version is not None:
+        obj["version"] = version
+    obj.update({"id": session_id, "timestamp": "2026-11-29T23:04:35.731Z", "cwd": "/home/user/project"})
+    obj.update(extra)
+    return obj
+
+
+def user(entry_id: str, parent: str | None, text: str, ms: int = 1795993475799) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-11-29T23:04:35.814Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ms},
+    }
+
+
+def assistant(entry_id: str, parent: str | None, text: str, ms: int = 1795993475900) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-11-29T23:04:35.988Z",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "api": "openai-completions",
+            "provider": "fake",
+            "model": "fake-model",
+            "usage": {
+                "input": 10,
+                "output": 2,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "totalTokens": 12,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+            },
+            "stopReason": "stop",
+            "timestamp": ms,
+        },
+    }
+
+
+def write_jsonl(path: Path, objects: list[Any], *, tail: str = "") -> Path:
+    """Write one compact JSON object per line, then `tail` verbatim (e.g. a torn fragment)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n" for obj in objects)
+    path.write_text(text + tail, encoding="utf-8")
+    return path
+
+
+def read_objects(path: Path) -> list[Any]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -1,0 +1,38 @@
+"""Import-cost and layering guarantees that import-linter cannot see (they are about what runs)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+CORE = ["pi_tui.ai", "pi_tui.agent", "pi_tui.tools", "pi_tui.session", "pi_tui.context", "pi_tui.config"]
+
+
+def loaded_after(import_line: str) -> set[str]:
+    code = f"import sys\n{import_line}\nprint('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return set(out.split())
+
+
+def test_core_never_loads_textual() -> None:
+    every_core_module = (
+        "import importlib, pkgutil\n"
+        f"for package_name in {CORE!r}:\n"
+        "    package = importlib.import_module(package_name)\n"
+        "    for info in pkgutil.walk_packages(package.__path__, package_name + '.'):\n"
+        "        importlib.import_module(info.name)"
+    )
+    modules = loaded_after(every_core_module)
+    assert "textual" not in modules
+    assert "rich" not in modules
+
+
+def test_app_module_does_not_load_openai_before_first_paint() -> None:
+    modules = loaded_after("import pi_tui.tui.app")
+    assert "openai" not in modules
+
+
+def test_cli_version_path_is_light() -> None:
+    modules = loaded_after("import pi_tui.cli")
+    assert "textual" not in modules
+    assert "openai" not in modules
