@@ -15,15 +15,6 @@ from pi_tui.ai.stream import ToolSpec
 
 Params = TypeVar("Params", bound=BaseModel)
 
-RAW_ARGUMENTS_KEY = "__raw_arguments__"
-"""Convention for a tool call whose argument text was not valid JSON.
-
-A provider that cannot parse a call's arguments delivers `arguments = {RAW_ARGUMENTS_KEY: <raw text>}`
-(that single key, a string value). The agent loop never runs the tool for such a call: it answers with a
-validation error result quoting the raw text. (The `invalidArguments` extra field of
-`pi_tui.ai.tool_arguments` is honoured the same way.)
-"""
-
 
 @dataclass
 class ToolResult:

@@ -20,11 +20,11 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from pi_tui.agent.tool import RAW_ARGUMENTS_KEY, AgentTool
+from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.js_json import js_number
 from pi_tui.ai.messages import ToolCall
+from pi_tui.ai.tool_arguments import invalid_arguments
 
-INVALID_ARGUMENTS_FIELD = "invalidArguments"
 """The extra `ToolCall` field `pi_tui.ai.tool_arguments` uses for unparseable argument text."""
 
 INVALID_JSON_MESSAGE = "must be object (the arguments are not valid JSON)"
@@ -113,18 +113,9 @@ def format_validation_failure(tool_name: str, lines: list[tuple[str, str]], rece
     return f'Validation failed for tool "{tool_name}":\n{errors}\n\nReceived arguments:\n{received}'
 
 
-def raw_argument_text(tool_call: ToolCall) -> str | None:
-    """The unparsed argument text when the provider could not read the call's arguments as JSON."""
-    arguments = tool_call.arguments
-    if len(arguments) == 1 and isinstance(arguments.get(RAW_ARGUMENTS_KEY), str):
-        return str(arguments[RAW_ARGUMENTS_KEY])
-    raw = (tool_call.model_extra or {}).get(INVALID_ARGUMENTS_FIELD)
-    return raw if isinstance(raw, str) else None
-
-
 def invalid_json_failure(tool_call: ToolCall) -> str | None:
     """The error text for a call whose arguments were not valid JSON (quoting the raw text), else None."""
-    raw = raw_argument_text(tool_call)
+    raw = invalid_arguments(tool_call)
     if raw is None:
         return None
     return format_validation_failure(tool_call.name, [("root", INVALID_JSON_MESSAGE)], raw)

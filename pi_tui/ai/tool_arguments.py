@@ -3,8 +3,8 @@
 A model may stream arguments that are not a JSON object (truncated, malformed, a bare string). That must
 not crash the reply: the `ToolCall` keeps `arguments = {}` and carries the raw text in the extra field
 `invalidArguments` (camelCase, stored with the message like any unknown key; pi ignores it). The agent
-loop asks `invalid_arguments_error(call)` and, when it returns a text, answers the call with an error
-result instead of running the tool. When replayed to a model the call is sent with `{}`.
+loop asks `invalid_arguments(call)` and, when it returns a text, answers the call with a validation error
+result quoting that text instead of running the tool. When replayed to a model the call is sent with `{}`.
 """
 
 from __future__ import annotations
@@ -45,14 +45,3 @@ def invalid_arguments(call: ToolCall) -> str | None:
     extra = call.model_extra or {}
     raw = extra.get(INVALID_ARGUMENTS_FIELD)
     return raw if isinstance(raw, str) else None
-
-
-def invalid_arguments_error(call: ToolCall) -> str | None:
-    """A message for the tool result when the arguments were invalid, else None."""
-    raw = invalid_arguments(call)
-    if raw is None:
-        return None
-    _, reason = parse_arguments(raw)
-    return (
-        f'Invalid arguments for tool "{call.name}": {reason or "unparseable"}\n\nReceived arguments:\n{raw}'
-    )

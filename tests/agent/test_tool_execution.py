@@ -13,9 +13,10 @@ from pi_tui.agent.hooks import (
     BeforeToolCallContext,
     BeforeToolCallResult,
 )
-from pi_tui.agent.tool import RAW_ARGUMENTS_KEY, ToolResult
+from pi_tui.agent.tool import ToolResult
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import TextContent, ToolCall, ToolResultMessage
+from pi_tui.ai.tool_arguments import make_tool_call
 
 from .fakes import (
     EchoParams,
@@ -193,9 +194,9 @@ async def test_validation_coerces_like_pi_and_drops_optional_nulls() -> None:
     ]
 
 
-async def test_invalid_json_convention_reports_the_raw_text() -> None:
+async def test_invalid_json_arguments_report_the_raw_text() -> None:
     tool = EchoTool()
-    _, result = await one_call(call("c1", "echo", **{RAW_ARGUMENTS_KEY: '{"text": "unterminated'}), [tool])
+    _, result = await one_call(make_tool_call("c1", "echo", '{"text": "unterminated'), [tool])
 
     assert result.is_error and tool.seen == []
     assert result.text == (
@@ -207,7 +208,7 @@ async def test_invalid_json_convention_reports_the_raw_text() -> None:
     )
 
 
-async def test_invalid_arguments_extra_field_is_honoured_too() -> None:
+async def test_invalid_arguments_field_loaded_from_a_session_is_honoured() -> None:
     broken = ToolCall.model_validate(
         {"id": "c1", "name": "echo", "arguments": {}, "invalidArguments": "{oops"}
     )

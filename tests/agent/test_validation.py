@@ -7,7 +7,6 @@ from typing import ClassVar, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from pi_tui.agent.tool import RAW_ARGUMENTS_KEY
 from pi_tui.agent.validation import (
     ToolArgumentsError,
     invalid_json_failure,
@@ -15,6 +14,7 @@ from pi_tui.agent.validation import (
     validate_tool_arguments,
 )
 from pi_tui.ai.messages import ToolCall
+from pi_tui.ai.tool_arguments import make_tool_call
 
 from .fakes import EchoTool
 
@@ -71,11 +71,10 @@ def test_pretty_arguments_print_like_javascript() -> None:
     )
 
 
-def test_invalid_json_failure_only_for_the_single_raw_key() -> None:
+def test_invalid_json_failure_only_for_unparseable_arguments() -> None:
     assert invalid_json_failure(ToolCall(id="c", name="p", arguments={"text": "fine"})) is None
-    mixed = ToolCall(id="c", name="p", arguments={RAW_ARGUMENTS_KEY: "x", "other": 1})
-    assert invalid_json_failure(mixed) is None
-    raw = ToolCall(id="c", name="p", arguments={RAW_ARGUMENTS_KEY: "[1,"})
+    assert invalid_json_failure(make_tool_call("c", "p", '{"text": "fine"}')) is None
+    raw = make_tool_call("c", "p", "[1,")
     assert invalid_json_failure(raw) == (
         'Validation failed for tool "p":\n  - root: must be object (the arguments are not valid JSON)\n\n'
         "Received arguments:\n[1,"

@@ -14,7 +14,7 @@ from pi_tui.ai.openai_provider import request_params, stream_openai
 from pi_tui.ai.overflow import is_context_overflow
 from pi_tui.ai.retryable import is_retryable_error
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions, ToolSpec
-from pi_tui.ai.tool_arguments import invalid_arguments, invalid_arguments_error
+from pi_tui.ai.tool_arguments import invalid_arguments
 from pi_tui.config.model_config import ModelConfig, Prices
 from tests.support.openai_server import (
     ErrorReply,
@@ -320,8 +320,6 @@ async def test_invalid_tool_call_json_keeps_raw_text(openai_server: OpenAIServer
     call = message.tool_calls[0]
     assert call.arguments == {}
     assert invalid_arguments(call) == '{"path": "a.txt"'
-    error = invalid_arguments_error(call)
-    assert error is not None and 'Invalid arguments for tool "read"' in error
     assert message.to_json_obj()["content"][0]["invalidArguments"] == '{"path": "a.txt"'
 
 

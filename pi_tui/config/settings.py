@@ -1,0 +1,90 @@
+"""The settings model (R13): pi's key names and defaults, unknown keys kept.
+
+`Settings` is the effective, typed view. Files are read and written by `settings_files`; this module only
+knows what a valid settings document looks like. Every field has pi's camelCase name on disk and a default
+here, so a missing key always means "the default" and a caller never has to handle `None` for a value that
+has one in pi. Unknown keys (another tool's, or a newer pi's) are accepted and survive a save.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+DEFAULT_RESERVE_TOKENS = 16384
+DEFAULT_KEEP_RECENT_TOKENS = 20000
+DEFAULT_MAX_RETRIES = 3
+DEFAULT_BASE_DELAY_MS = 2000
+DEFAULT_MAX_DELAY_MS = 60000
+DEFAULT_MAX_LINES = 2000
+DEFAULT_MAX_BYTES = 51200
+
+QueueMode = Literal["one-at-a-time", "all"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+DoubleEscapeAction = Literal["fork", "tree"]
+TreeFilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
+
+
+class _Section(BaseModel):
+    """camelCase on disk, strict JSON types (a string is not a number), unknown keys kept."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", strict=True, validate_assignment=True
+    )
+
+
+class CompactionSettings(_Section):
+    enabled: bool = True
+    """False disables automatic compaction only; `/compact` still works."""
+    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, ge=0)
+    keep_recent_tokens: int = Field(default=DEFAULT_KEEP_RECENT_TOKENS, ge=0)
+    confirm: bool = False
+    """Ask before an automatic compaction (beyond pi, R10.6)."""
+
+
+class RetrySettings(_Section):
+    enabled: bool = True
+    max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0)
+    base_delay_ms: int = Field(default=DEFAULT_BASE_DELAY_MS, ge=0)
+    max_delay_ms: int = Field(default=DEFAULT_MAX_DELAY_MS, ge=0)
+
+
+class ToolsSettings(_Section):
+    max_lines: int = Field(default=DEFAULT_MAX_LINES, gt=0)
+    max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0)
+
+
+class BranchSummarySettings(_Section):
+    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, ge=0)
+    skip_prompt: bool = False
+
+
+class Settings(_Section):
+    """The effective settings. Construct with `Settings()` for pure defaults."""
+
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    fallback_models: list[str] = Field(default_factory=list)
+    """`provider/id` references tried in order after retries on the current model are exhausted (R9.2)."""
+    default_model: str | None = None
+    default_provider: str | None = None
+    default_thinking_level: ThinkingLevel | None = None
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    theme: str | None = None
+    shell_path: str | None = None
+    shell_command_prefix: str | None = None
+    approval: bool = False
+    steering_mode: QueueMode = "one-at-a-time"
+    follow_up_mode: QueueMode = "one-at-a-time"
+    branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
+    enable_skill_commands: bool = True
+    skills: list[str] = Field(default_factory=list)
+    """Extra skill files or folders (absolute, `~/…`, or relative to the cwd)."""
+    double_escape_action: DoubleEscapeAction = "tree"
+    tree_filter_mode: TreeFilterMode = "default"
+
+    def to_json_obj(self) -> dict[str, Any]:
+        """The full document with pi's key names, defaults included, unknown keys as they were read."""
+        return self.model_dump(by_alias=True, mode="json")

@@ -1,0 +1,203 @@
+"""Reading, merging and saving `settings.json` (global, then project), as pi §4.1.
+
+The global file (`paths.settings_path()`) and the project file (`<cwd>/.pi-tui/settings.json`) are each
+parsed and validated on their own. A file that is not valid JSON, or whose values have the wrong types,
+contributes nothing (its defaults are used) and yields `SettingsDiagnostic`s naming the path, line and
+column; it is never written to. The two raw documents are then merged as pi does: project keys win, and a
+key holding an object in both files is merged one level deep (`{...global.x, ...project.x}`).
+
+Saving writes only the global file, atomically (temporary file + `os.replace`), on top of what is on disk,
+so unknown keys survive; it refuses when the file on disk does not parse.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from pi_tui.config.json_locations import locate, value_offsets
+from pi_tui.config.paths import project_config_dir, settings_path
+from pi_tui.config.settings import Settings
+
+SETTINGS_FILE_NAME = "settings.json"
+
+Scope = Literal["global", "project"]
+
+
+@dataclass(frozen=True)
+class SettingsDiagnostic:
+    """Why a settings file was ignored (or not saved). `line`/`column` are 1-based; `key` is dotted."""
+
+    path: Path
+    message: str
+    line: int | None = None
+    column: int | None = None
+    key: str | None = None
+
+    def __str__(self) -> str:
+        where = str(self.path) + (f":{self.line}:{self.column}" if self.line is not None else "")
+        subject = f"{self.key}: " if self.key else ""
+        return f"{where}: {subject}{self.message}"
+
+
+@dataclass
+class SettingsFile:
+    """One file as read: its raw document (empty when missing or broken) and what was wrong with it."""
+
+    path: Path
+    scope: Scope
+    exists: bool = False
+    raw: dict[str, Any] = field(default_factory=dict)
+    diagnostics: list[SettingsDiagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.diagnostics
+
+
+def project_settings_path(cwd: str | os.PathLike[str]) -> Path:
+    return project_config_dir(cwd) / SETTINGS_FILE_NAME
+
+
+def _type_errors(path: Path, text: str, error: ValidationError) -> list[SettingsDiagnostic]:
+    try:
+        offsets = value_offsets(text)
+    except (ValueError, IndexError):
+        offsets = {}
+    diagnostics = []
+    for issue in error.errors():
+        loc = tuple(issue["loc"])
+        line, column = locate(text, offsets, loc) if offsets else (1, 1)
+        key = ".".join(str(part) for part in loc) or None
+        diagnostics.append(SettingsDiagnostic(path, issue["msg"], line, column, key))
+    return diagnostics
+
+
+def read_settings_file(path: Path, scope: Scope) -> SettingsFile:
+    """Parse and validate one file; never raises. A missing file is empty and fine."""
+    result = SettingsFile(path=path, scope=scope)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return result
+    except (OSError, UnicodeDecodeError) as error:
+        result.exists = True
+        result.diagnostics.append(SettingsDiagnostic(path, f"cannot read settings file: {error}"))
+        return result
+    result.exists = True
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        result.diagnostics.append(
+            SettingsDiagnostic(path, f"invalid JSON: {error.msg}", error.lineno, error.colno)
+        )
+        return result
+    if not isinstance(raw, dict):
+        result.diagnostics.append(SettingsDiagnostic(path, "settings must be a JSON object", 1, 1))
+        return result
+    try:
+        Settings.model_validate(raw)
+    except ValidationError as error:
+        result.diagnostics.extend(_type_errors(path, text, error))
+        return result
+    result.raw = raw
+    return result
+
+
+def merge_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """pi's merge: `overrides` wins; objects present in both are merged one level (not recursively)."""
+    merged = dict(base)
+    for key, value in overrides.items():
+        current = merged.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            merged[key] = {**current, **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _update_document(document: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """`changes` applied recursively, so `{"compaction": {"enabled": False}}` touches one key only."""
+    updated = dict(document)
+    for key, value in changes.items():
+        current = updated.get(key)
+        if isinstance(current, dict) and isinstance(value, Mapping):
+            updated[key] = _update_document(current, value)
+        else:
+            updated[key] = value
+    return updated
+
+
+def write_json_atomically(path: Path, document: Mapping[str, Any]) -> None:
+    """Write `document` as pretty JSON (2-space indent, like pi) via a temporary file and `os.replace`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def save_global_settings(changes: Mapping[str, Any], path: Path | None = None) -> list[SettingsDiagnostic]:
+    """Apply `changes` (camelCase keys, nested objects merged) to the global file on disk.
+
+    Returns diagnostics and writes nothing when the file on disk is broken (it would be lost) or when the
+    result would not be valid settings. Unknown keys already in the file are kept.
+    """
+    target = path or settings_path()
+    current = read_settings_file(target, "global")
+    if current.diagnostics:
+        refusal = SettingsDiagnostic(target, "not saved: the settings file on disk is invalid; fix it first")
+        return [*current.diagnostics, refusal]
+    document = _update_document(current.raw, changes)
+    try:
+        Settings.model_validate(document)
+    except ValidationError as error:
+        text = json.dumps(document, indent=2)
+        return _type_errors(target, text, error)
+    try:
+        write_json_atomically(target, document)
+    except OSError as error:
+        return [SettingsDiagnostic(target, f"cannot write settings file: {error}")]
+    return []
+
+
+@dataclass
+class LoadedSettings:
+    """The effective settings for a cwd, the files they came from, and every problem found."""
+
+    settings: Settings
+    files: list[SettingsFile]
+    merged: dict[str, Any]
+
+    @property
+    def diagnostics(self) -> list[SettingsDiagnostic]:
+        return [diagnostic for file in self.files for diagnostic in file.diagnostics]
+
+
+def load_settings(cwd: str | os.PathLike[str], global_path: Path | None = None) -> LoadedSettings:
+    """Global then project settings for `cwd`, merged; never raises (broken files → diagnostics)."""
+    files = [
+        read_settings_file(global_path or settings_path(), "global"),
+        read_settings_file(project_settings_path(cwd), "project"),
+    ]
+    merged = merge_settings(files[0].raw, files[1].raw)
+    try:
+        settings = Settings.model_validate(merged)
+    except ValidationError:
+        # Each file validated alone; a one-level merge of two valid documents stays valid. Guard anyway.
+        settings = Settings()
+    return LoadedSettings(settings=settings, files=files, merged=merged)

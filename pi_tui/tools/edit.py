@@ -1,0 +1,169 @@
+"""The `edit` tool (pi-behaviour §9): one or more exact (or fuzzy) replacements in one file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from typing import Any, ClassVar
+
+from pydantic import ConfigDict, Field
+
+from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
+from pi_tui.ai.abort import AbortSignal
+from pi_tui.tools.edit_diff import (
+    Edit,
+    EditError,
+    apply_edits,
+    detect_line_ending,
+    generate_diff,
+    normalize_to_lf,
+    restore_line_endings,
+    strip_bom,
+)
+from pi_tui.tools.file_locks import file_mutation_lock
+from pi_tui.tools.params import ToolParams
+from pi_tui.tools.paths import error_code, resolve_to_cwd
+
+ABORTED = "Operation aborted"
+
+
+class EditItem(ToolParams):
+    model_config = ConfigDict(extra="forbid")
+
+    oldText: str = Field(
+        description=(
+            "Exact text for one targeted replacement. It must be unique in the original file and must not "
+            "overlap with any other edits[].oldText in the same call."
+        )
+    )
+    newText: str = Field(description="Replacement text for this targeted edit.")
+
+
+class EditParams(ToolParams):
+    path: str = Field(description="Path to the file to edit (relative or absolute)")
+    edits: list[EditItem] = Field(
+        description=(
+            "One or more targeted replacements. Each edit is matched against the original file, not "
+            "incrementally. Do not include overlapping or nested edits. If two changes touch the same "
+            "block or nearby lines, merge them into one edit instead."
+        )
+    )
+
+
+class EditTool(AgentTool[EditParams]):
+    name: ClassVar[str] = "edit"
+    label: ClassVar[str] = "edit"
+    description: ClassVar[str] = (
+        "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, "
+        "non-overlapping region of the original file. If two changes affect the same block or nearby lines, "
+        "merge them into one edit instead of emitting overlapping edits. Do not include large unchanged "
+        "regions just to connect distant changes."
+    )
+    parameters: ClassVar[type[ToolParams]] = EditParams
+    prompt_snippet: ClassVar[str | None] = (
+        "Make precise file edits with exact text replacement, including multiple disjoint edits in one call"
+    )
+    prompt_guidelines: ClassVar[tuple[str, ...]] = (
+        "Use edit for precise changes (edits[].oldText must match exactly)",
+        "When changing multiple separate locations in one file, use one edit call with multiple entries in "
+        "edits[] instead of multiple edit calls",
+        "Each edits[].oldText is matched against the original file, not after earlier edits are applied. Do "
+        "not emit overlapping or nested edits. Merge nearby changes into one edit.",
+        "Keep edits[].oldText as small as possible while still being unique in the file. Do not pad with "
+        "large unchanged regions.",
+    )
+
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+
+    def prepare_arguments(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """Legacy top-level oldText/newText become an edit; `edits` sent as a JSON string is parsed."""
+        args = dict(raw)
+        edits = args.get("edits")
+        if isinstance(edits, str):
+            try:
+                parsed = json.loads(edits)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, list):
+                args["edits"] = parsed
+            elif _is_single_edit(parsed):
+                args["edits"] = [parsed]
+        elif _is_single_edit(edits):
+            args["edits"] = [edits]
+        old_text, new_text = args.get("oldText"), args.get("newText")
+        if isinstance(old_text, str) and isinstance(new_text, str):
+            current = args.get("edits")
+            merged = list(current) if isinstance(current, list) else []
+            merged.append({"oldText": old_text, "newText": new_text})
+            args.pop("oldText")
+            args.pop("newText")
+            args["edits"] = merged
+        return args
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: EditParams,
+        signal: AbortSignal,
+        on_update: UpdateCallback | None = None,
+    ) -> ToolResult:
+        if not params.edits:
+            return _error("Edit tool input is invalid. edits must contain at least one replacement.")
+        absolute = resolve_to_cwd(params.path, self.cwd)
+        edits = [Edit(item.oldText, item.newText) for item in params.edits]
+        async with file_mutation_lock(absolute):
+            if signal.aborted:
+                return _error(ABORTED)
+            try:
+                raw = await asyncio.to_thread(_read_for_edit, absolute)
+            except OSError as error:
+                return _error(f"Could not edit file: {params.path}. Error code: {error_code(error)}.")
+            if signal.aborted:
+                return _error(ABORTED)
+            bom, content = strip_bom(raw)
+            ending = detect_line_ending(content)
+            try:
+                base, new = apply_edits(normalize_to_lf(content), edits, params.path)
+            except EditError as error:
+                return _error(str(error))
+            final = bom + restore_line_endings(new, ending)
+            try:
+                await asyncio.to_thread(_write_text, absolute, final)
+            except OSError as error:
+                return _error(f"Could not edit file: {params.path}. Error code: {error_code(error)}.")
+            if signal.aborted:
+                return _error(ABORTED)
+        diff = generate_diff(base, new)
+        details: dict[str, Any] = {"diff": diff.diff}
+        if diff.first_changed_line is not None:
+            details["firstChangedLine"] = diff.first_changed_line
+        return ToolResult.text(
+            f"Successfully replaced {len(edits)} block(s) in {params.path}.", details=details
+        )
+
+
+def _is_single_edit(value: object) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("oldText"), str)
+        and isinstance(value.get("newText"), str)
+    )
+
+
+def _read_for_edit(path: str) -> str:
+    if not os.access(path, os.R_OK | os.W_OK):
+        with open(path, "r+b"):  # raises the OSError that names why (ENOENT, EACCES, EISDIR)
+            pass
+    with open(path, "rb") as file:
+        return file.read().decode("utf-8", "replace")
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "wb") as file:
+        file.write(text.encode("utf-8", "surrogatepass"))
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult.text(text, details={}, is_error=True)

@@ -1,0 +1,192 @@
+"""Run one shell command into an OutputPipeline: process group, abort, timeout, daemons (pi §6.2).
+
+stdout and stderr share one pipe, so their chunks keep arrival order. The command runs in its own
+session (process group); abort and timeout send SIGKILL to the whole group. A background process
+that inherits the pipe and outlives the shell must not hang the caller: once the shell has exited,
+reading stops at end of file or as soon as the pipe has been quiet for `DRAIN_QUIET_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import shutil
+import signal as signals
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_tui.ai.abort import AbortSignal
+from pi_tui.tools.output_pipeline import OutputPipeline
+
+DRAIN_QUIET_SECONDS = 0.25
+# A bigger pipe and bigger reads mean fewer wake-ups per megabyte of a flooding command.
+PIPE_SIZE = 1 << 20
+READ_SIZE = 1 << 20
+
+
+class ShellStartError(Exception):
+    """The command could not be started (missing cwd, missing shell); the message is user-facing."""
+
+
+@dataclass(frozen=True)
+class ShellOutcome:
+    """How the process ended. `exit_code` is None when it was killed by a signal (pi: success)."""
+
+    exit_code: int | None
+    aborted: bool
+    timed_out: bool
+
+
+def resolve_shell(shell_path: str | None = None) -> str:
+    """pi's choice: the configured shell (must exist), else /bin/bash, bash on PATH, sh."""
+    if shell_path:
+        if not os.path.exists(shell_path):
+            raise ShellStartError(f"Custom shell path not found: {shell_path}")
+        return shell_path
+    if os.path.exists("/bin/bash"):
+        return "/bin/bash"
+    return shutil.which("bash") or shutil.which("sh") or "sh"
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group led by `pid` (ignores an already-gone group)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signals.SIGKILL)
+
+
+class _PipeReader:
+    """Reads the pipe on the event loop in large gulps (up to READ_SIZE per wake-up)."""
+
+    def __init__(self, fd: int, on_data: Callable[[bytes], None]) -> None:
+        self._fd = fd
+        self._on_data = on_data
+        self._loop = asyncio.get_running_loop()
+        self.closed: asyncio.Future[None] = self._loop.create_future()
+        self.received = 0
+        self.error: BaseException | None = None
+        os.set_blocking(fd, False)
+        self._loop.add_reader(fd, self._ready)
+
+    def _ready(self) -> None:
+        try:
+            data = os.read(self._fd, READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError as error:
+            self.error = error
+            self.close()
+            return
+        if not data:
+            self.close()
+            return
+        self.received += len(data)
+        try:
+            self._on_data(data)
+        except Exception as error:  # a failing consumer must not leave the process blocked on a full pipe
+            self.error = error
+            self.close()
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            self._loop.remove_reader(self._fd)
+            os.close(self._fd)
+            self._fd = -1
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+async def run_shell(
+    command: str,
+    *,
+    cwd: str,
+    pipeline: OutputPipeline,
+    signal: AbortSignal | None = None,
+    timeout_seconds: float | None = None,
+    shell: str | None = None,
+    env: dict[str, str] | None = None,
+    on_data: Callable[[], None] | None = None,
+) -> ShellOutcome:
+    """Run `command` with `<shell> -c`, feeding every chunk to `pipeline` as it arrives.
+
+    Raises ShellStartError before starting anything if cwd or the shell is missing. Cancelling the
+    calling task kills the process group. The pipeline is finished but not closed on return.
+    """
+    if not await asyncio.to_thread(os.path.exists, cwd):
+        raise ShellStartError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
+    shell_program = shell or resolve_shell()
+    if signal is not None and signal.aborted:
+        pipeline.finish()
+        return ShellOutcome(None, True, False)
+
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            shell_program,
+            "-c",
+            command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            cwd=cwd,
+            env=env if env is not None else dict(os.environ),
+            start_new_session=True,
+        )
+    except OSError as error:
+        os.close(read_fd)
+        raise ShellStartError(str(error)) from error
+    finally:
+        os.close(write_fd)
+
+    def feed(data: bytes) -> None:
+        pipeline.feed(data)
+        if on_data is not None:
+            on_data()
+
+    reader = _PipeReader(read_fd, feed)
+    state = {"aborted": False, "timed_out": False}
+
+    def kill(reason: str) -> None:
+        state[reason] = True
+        kill_group(process.pid)
+
+    unregister = signal.on_abort(lambda: kill("aborted")) if signal is not None else None
+    timer = None
+    if timeout_seconds is not None and timeout_seconds > 0:
+        timer = loop.call_later(timeout_seconds, kill, "timed_out")
+    try:
+        exit_task = asyncio.ensure_future(process.wait())
+        waiting: set[asyncio.Future[Any]] = {exit_task, reader.closed}
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if reader.error is not None:
+            kill_group(process.pid)
+        returncode = await exit_task
+        await _drain(reader)
+    except BaseException:
+        kill_group(process.pid)
+        raise
+    finally:
+        if timer is not None:
+            timer.cancel()
+        if unregister is not None:
+            unregister()
+        reader.close()
+    pipeline.finish()
+    if reader.error is not None:
+        raise reader.error
+    exit_code = returncode if returncode >= 0 else None
+    return ShellOutcome(exit_code, state["aborted"], state["timed_out"])
+
+
+async def _drain(reader: _PipeReader) -> None:
+    """After the shell exited: read until EOF, or stop once the pipe has gone quiet (a daemon holds it)."""
+    while not reader.closed.done():
+        before = reader.received
+        await asyncio.wait({reader.closed}, timeout=DRAIN_QUIET_SECONDS)
+        if reader.received == before:
+            return

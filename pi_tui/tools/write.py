@@ -1,0 +1,74 @@
+"""The `write` tool (pi-behaviour §9): create or overwrite a file, creating parent folders."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import ClassVar
+
+from pydantic import Field
+
+from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
+from pi_tui.ai.abort import AbortSignal
+from pi_tui.tools.file_locks import file_mutation_lock
+from pi_tui.tools.params import ToolParams
+from pi_tui.tools.paths import node_error_message, resolve_to_cwd
+
+ABORTED = "Operation aborted"
+
+
+class WriteParams(ToolParams):
+    path: str = Field(description="Path to the file to write (relative or absolute)")
+    content: str = Field(description="Content to write to the file")
+
+
+def utf16_length(text: str) -> int:
+    """JavaScript's `string.length`: characters outside the BMP count twice."""
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+
+
+class WriteTool(AgentTool[WriteParams]):
+    name: ClassVar[str] = "write"
+    label: ClassVar[str] = "write"
+    description: ClassVar[str] = (
+        "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. Automatically "
+        "creates parent directories."
+    )
+    parameters: ClassVar[type[ToolParams]] = WriteParams
+    prompt_snippet: ClassVar[str | None] = "Create or overwrite files"
+    prompt_guidelines: ClassVar[tuple[str, ...]] = ("Use write only for new files or complete rewrites.",)
+
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: WriteParams,
+        signal: AbortSignal,
+        on_update: UpdateCallback | None = None,
+    ) -> ToolResult:
+        absolute = resolve_to_cwd(params.path, self.cwd)
+        async with file_mutation_lock(absolute):
+            if signal.aborted:
+                return ToolResult.text(ABORTED, details={}, is_error=True)
+            parent = os.path.dirname(absolute)
+            try:
+                await asyncio.to_thread(os.makedirs, parent, exist_ok=True)
+            except OSError as error:
+                return ToolResult.text(node_error_message(error, "mkdir", parent), details={}, is_error=True)
+            try:
+                await asyncio.to_thread(_write, absolute, params.content)
+            except OSError as error:
+                return ToolResult.text(node_error_message(error, "open", absolute), details={}, is_error=True)
+            if signal.aborted:
+                return ToolResult.text(ABORTED, details={}, is_error=True)
+        # pi reports the content's JavaScript length (UTF-16 code units) as "bytes".
+        return ToolResult.text(f"Successfully wrote {utf16_length(params.content)} bytes to {params.path}")
+
+
+def _write(path: str, content: str) -> None:
+    with open(path, "wb") as file:
+        file.write(content.encode("utf-8", "surrogatepass"))

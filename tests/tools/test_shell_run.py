@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_tui.tools.output_pipeline import OutputPipeline
+from pi_tui.tools.shell_run import ShellStartError, kill_group, resolve_shell, run_shell
+
+
+async def test_exit_code_and_output(tmp_path: Path) -> None:
+    pipeline = OutputPipeline(spill_dir=tmp_path)
+    outcome = await run_shell("echo hi; exit 7", cwd=str(tmp_path), pipeline=pipeline)
+    assert (outcome.exit_code, outcome.aborted, outcome.timed_out) == (7, False, False)
+    assert pipeline.snapshot().content == "hi\n"
+
+
+async def test_killed_by_signal_reports_no_exit_code(tmp_path: Path) -> None:
+    outcome = await run_shell("kill -9 $$", cwd=str(tmp_path), pipeline=OutputPipeline())
+    assert outcome.exit_code is None and not outcome.aborted
+
+
+async def test_cancelling_the_task_kills_the_group(tmp_path: Path) -> None:
+    marker = tmp_path / "late"
+    task = asyncio.create_task(
+        run_shell(f"sleep 0.5; touch {marker}", cwd=str(tmp_path), pipeline=OutputPipeline())
+    )
+    await asyncio.sleep(0.1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.7)
+    assert not marker.exists()
+
+
+async def test_daemon_writing_after_exit_is_drained_until_quiet(tmp_path: Path) -> None:
+    pipeline = OutputPipeline()
+    started = time.monotonic()
+    command = "(for i in 1 2 3; do echo tick $i; sleep 0.05; done; sleep 30) & echo $$"
+    await run_shell(command, cwd=str(tmp_path), pipeline=pipeline)
+    elapsed = time.monotonic() - started
+    lines = pipeline.snapshot().content.split("\n")
+    groups = [int(line) for line in lines if line.isdigit()]
+    kill_group(groups[0])  # the daemon left behind is in the command's own process group
+    assert elapsed < 3
+    assert [line for line in lines if line.startswith("tick")] == ["tick 1", "tick 2", "tick 3"]
+
+
+def test_resolve_shell() -> None:
+    assert resolve_shell() in ("/bin/bash",) or resolve_shell().endswith(("bash", "sh"))
+    with pytest.raises(ShellStartError, match="Custom shell path not found: /nope"):
+        resolve_shell("/nope")
+
+
+async def test_consumer_failure_surfaces_and_stops_the_process(tmp_path: Path) -> None:
+    class Failing(OutputPipeline):
+        def feed(self, data: bytes) -> None:
+            raise OSError("disk full")
+
+    started = time.monotonic()
+    with pytest.raises(OSError, match="disk full"):
+        await run_shell("yes", cwd=str(tmp_path), pipeline=Failing())
+    assert time.monotonic() - started < 3
