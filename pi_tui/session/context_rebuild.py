@@ -51,7 +51,8 @@ class SessionContext:
     model: ModelRef | None = None
 
 
-def _entry_message(entry: SessionEntry) -> AgentMessage | None:
+def entry_message(entry: SessionEntry) -> AgentMessage | None:
+    """The message an entry contributes to the model context, or None (pi-behaviour §3.4 step 4)."""
     if isinstance(entry, MessageEntry):
         return entry.message
     if isinstance(entry, CustomMessageEntry):
@@ -95,7 +96,7 @@ def build_session_context(
             compaction = entry
 
     def emit(entry: SessionEntry) -> None:
-        message = _entry_message(entry)
+        message = entry_message(entry)
         if message is not None:
             context.messages.append(message)
             context.entry_ids.append(entry.id)
