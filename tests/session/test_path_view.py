@@ -18,7 +18,10 @@ def test_compaction_fixture_becomes_path_items(pi_fixtures: Path) -> None:
     assert len(compactions) == 3
     last = compactions[-1].compaction
     assert last is not None and last.first_kept_entry_id == "62859023" and last.tokens_before == 9512
-    assert last.details == {"readFiles": ["docs/errors.md", "notes.txt"], "modifiedFiles": ["plan.md"]}
+    assert last.details == {
+        "readFiles": ["docs/errors.md", "notes.txt"],
+        "modifiedFiles": ["plan.md", "report.md"],
+    }
     assert all(item.message is not None for item in items if item.kind == "message")
 
 
