@@ -11,6 +11,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from pi_tui import __version__
+from pi_tui.ai.messages import THINKING_LEVELS
+from pi_tui.modes.run_options import RunOptions
+from pi_tui.session.services import SessionChoice
 
 SUBCOMMAND_HELP = {
     "sessions": "list sessions of this directory (--all: every directory, pi's too)",
@@ -34,8 +37,34 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("messages", nargs="*", help="messages to send, in order; @path attaches a file")
     parser.add_argument("--version", action="version", version=f"pi-tui {__version__}")
-    parser.add_argument(
+    run = parser.add_argument_group("running headless")
+    run.add_argument("-p", "--print", action="store_true", help="send the messages, print the final answer")
+    run.add_argument(
+        "--mode", choices=("text", "json"), default="text", help="json: print every event as one JSON line"
+    )
+    model = parser.add_argument_group("model")
+    model.add_argument("--model", metavar="REF", help="provider/id or id (models.json, else zero-config)")
+    model.add_argument(
+        "--base-url", metavar="URL", help="OpenAI-compatible endpoint, e.g. http://host:8080/v1"
+    )
+    model.add_argument("--api-key", metavar="KEY", help="API key (default: models.json or OPENAI_API_KEY)")
+    model.add_argument("--thinking", choices=THINKING_LEVELS, help="reasoning level for reasoning models")
+    model.add_argument(
+        "--tools",
+        metavar="A,B",
+        help="active tools (read,bash,edit,write,grep,find,ls); default the first four",
+    )
+    session = parser.add_argument_group("session")
+    session.add_argument(
+        "--session", metavar="PATH|ID", help="continue this session (a path or an id prefix)"
+    )
+    session.add_argument(
+        "-c", "--continue", dest="continue_recent", action="store_true", help="continue the latest session"
+    )
+    session.add_argument("--no-session", action="store_true", help="keep nothing on disk")
+    session.add_argument(
         "--session-dir",
         metavar="DIR",
         help="folder holding the session folders (default: $PI_TUI_HOME/sessions)",
@@ -43,14 +72,57 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def run_options(namespace: argparse.Namespace) -> RunOptions:
+    tools = [name.strip() for name in namespace.tools.split(",") if name.strip()] if namespace.tools else None
+    return RunOptions(
+        messages=list(namespace.messages),
+        print_mode=namespace.print,
+        output=namespace.mode,
+        model=namespace.model,
+        base_url=namespace.base_url,
+        api_key=namespace.api_key,
+        thinking=namespace.thinking,
+        tools=tools,
+        session=SessionChoice(
+            session=namespace.session,
+            continue_recent=namespace.continue_recent,
+            no_session=namespace.no_session,
+            session_dir=namespace.session_dir,
+        ),
+    )
+
+
+def _headless(options: RunOptions) -> int:
+    import asyncio
+    import os
+
+    from pi_tui.modes.print_mode import run_print_mode
+
+    stdin_text = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    return asyncio.run(
+        run_print_mode(options, cwd=os.getcwd(), stdin_text=stdin_text, stdout=sys.stdout, stderr=sys.stderr)
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMAND_HELP:
         return _subcommands()[args[0]](args[1:])
-    options = build_parser().parse_args(args)
+    parser = build_parser()
+    options = run_options(parser.parse_args(args))
+    if options.tools is not None:
+        from pi_tui.tools.registry import ALL_TOOL_NAMES
+
+        unknown = sorted(set(options.tools) - set(ALL_TOOL_NAMES))
+        if unknown:
+            parser.error(f"unknown tool(s): {', '.join(unknown)} (known: {', '.join(ALL_TOOL_NAMES)})")
+    piped = sys.stdin is not None and not sys.stdin.isatty()
+    # Until the interactive conversation lands, messages on the command line run headless.
+    if options.print_mode or options.output == "json" or options.messages or piped:
+        return _headless(options)
     from pi_tui.tui.launch import run_interactive
 
-    return run_interactive(session_dir=options.session_dir)
+    return run_interactive(session_dir=options.session.session_dir)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,153 @@
+"""Headless runs (pi-behaviour §10.6): `-p` prints the final answer, `--mode json` every event.
+
+Messages are sent one after another, each awaited to the end of its run. The session is persisted
+unless `--no-session`. Errors go to stderr with exit code 1, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from pi_tui.agent.events import AgentEvent
+from pi_tui.ai.js_json import js_dumps
+from pi_tui.ai.messages import TextContent
+from pi_tui.ai.stream import StreamFunction
+from pi_tui.config.models import resolve_model
+from pi_tui.modes.run_options import RunOptions
+from pi_tui.session.agent_session import AgentSession, SessionConfig
+from pi_tui.session.services import AgentSessionServices, SessionOpenError, open_session_store
+
+EXIT_ERROR = 1
+EXIT_SIGNAL = {signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGINT: 130}
+
+
+class InputError(Exception):
+    """An argument that cannot become part of a prompt (a missing `@file`)."""
+
+
+def file_block(path: Path) -> str:
+    """pi wraps a text file given as `@path` like this so the model sees its name and exact content."""
+    content = path.read_text(encoding="utf-8", errors="replace")
+    return f'<file name="{path}">\n{content}\n</file>'
+
+
+def build_prompts(messages: list[str], stdin_text: str | None, cwd: str) -> list[str]:
+    """Piped stdin, then `@file` arguments, then the first message form the first prompt; the other
+    messages follow as prompts of their own."""
+    files: list[str] = []
+    texts: list[str] = []
+    for argument in messages:
+        if argument.startswith("@") and len(argument) > 1:
+            path = Path(argument[1:]).expanduser()
+            path = path if path.is_absolute() else Path(cwd) / path
+            if not path.is_file():
+                raise InputError(f"file not found: {argument[1:]}")
+            files.append(file_block(path.resolve()))
+        else:
+            texts.append(argument)
+    first_parts = [part for part in (stdin_text, *files, texts[0] if texts else None) if part]
+    prompts = ["\n\n".join(first_parts)] if first_parts else []
+    return prompts + texts[1:]
+
+
+@contextlib.contextmanager
+def _abort_on_signals(session: AgentSession, received: list[signal.Signals]) -> Iterator[None]:
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+
+    def on_signal(number: signal.Signals) -> None:
+        received.append(number)
+        session.abort()
+
+    for number in EXIT_SIGNAL:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(number, on_signal, number)
+            installed.append(number)
+    try:
+        yield
+    finally:
+        for number in installed:
+            loop.remove_signal_handler(number)
+
+
+async def run_print_mode(
+    options: RunOptions,
+    *,
+    cwd: str,
+    stdin_text: str | None,
+    stdout: TextIO,
+    stderr: TextIO,
+    stream_fn: StreamFunction | None = None,
+) -> int:
+    try:
+        prompts = build_prompts(options.messages, stdin_text, cwd)
+    except (InputError, OSError) as error:
+        stderr.write(f"pi-tui: {error}\n")
+        return EXIT_ERROR
+    if not prompts:
+        stderr.write("pi-tui: nothing to send: give a message, an @file or pipe text on stdin\n")
+        return EXIT_ERROR
+
+    resolution = resolve_model(options.model, options.base_url, options.api_key)
+    for diagnostic in resolution.diagnostics:
+        stderr.write(f"pi-tui: {diagnostic}\n")
+    if resolution.model is None:
+        return EXIT_ERROR
+
+    try:
+        store = open_session_store(options.session, cwd)
+    except SessionOpenError as error:
+        stderr.write(f"pi-tui: {error}\n")
+        return EXIT_ERROR
+    services = AgentSessionServices.for_cwd(store.cwd)
+    for problem in (*services.resources.settings_diagnostics, *services.resources.diagnostics):
+        stderr.write(f"pi-tui: {problem}\n")
+    session = AgentSession(
+        SessionConfig(
+            store=store,
+            resources=services.resources,
+            model=resolution.model,
+            api_key=resolution.api_key,
+            thinking_level=options.thinking,
+            tool_names=options.tools,
+            stream_fn=stream_fn,
+        )
+    )
+
+    if options.output == "json":
+        stdout.write(js_dumps(store.header.to_json_obj()) + "\n")
+
+        def print_event(event: AgentEvent) -> None:
+            stdout.write(js_dumps(event.to_json()) + "\n")
+            stdout.flush()
+
+        session.subscribe(print_event)
+
+    received: list[signal.Signals] = []
+    with _abort_on_signals(session, received):
+        for text in prompts:
+            await session.prompt(text)
+            if received:
+                break
+    if received:
+        return EXIT_SIGNAL[received[0]]
+    return _final_output(session, options, stdout, stderr)
+
+
+def _final_output(session: AgentSession, options: RunOptions, stdout: TextIO, stderr: TextIO) -> int:
+    last = session.last_assistant_message()
+    if last is None:
+        return 0
+    if last.failed:
+        stderr.write(f"{last.error_message or f'Request {last.stop_reason}'}\n")
+        return EXIT_ERROR
+    if options.output == "text":
+        for block in last.content:
+            if isinstance(block, TextContent):
+                stdout.write(block.text + "\n")
+    return 0

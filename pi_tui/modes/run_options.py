@@ -1,0 +1,24 @@
+"""The options a run is started with, as parsed from the command line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pi_tui.ai.messages import ThinkingLevel
+from pi_tui.session.services import SessionChoice
+
+OutputMode = Literal["text", "json"]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    messages: list[str] = field(default_factory=list)
+    print_mode: bool = False
+    output: OutputMode = "text"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    thinking: ThinkingLevel | None = None
+    tools: list[str] | None = None
+    session: SessionChoice = field(default_factory=SessionChoice)

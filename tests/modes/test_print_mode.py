@@ -1,0 +1,236 @@
+"""Headless runs end to end: the real CLI in a subprocess and the real openai client against the
+loopback server, with sessions written to a private PI_TUI_HOME."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+from pi_tui.config.paths import session_dir_for_cwd
+from pi_tui.modes.print_mode import run_print_mode
+from pi_tui.modes.run_options import RunOptions
+from pi_tui.session.services import SessionChoice
+from pi_tui.session.store import SessionStore
+from tests.support.openai_server import (
+    ErrorReply,
+    OpenAIServer,
+    StreamReply,
+    chunk,
+    text_reply,
+    tool_call_delta,
+    usage,
+)
+
+
+async def run_cli(*args: str, cwd: Path, stdin: bytes = b"") -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pi_tui",
+        *args,
+        cwd=cwd,
+        env=dict(os.environ),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(stdin), timeout=60)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+SECRET = "sk-loopback-7f3a9c"
+
+
+def endpoint(server: OpenAIServer) -> list[str]:
+    return ["--base-url", server.base_url, "--model", "m", "--api-key", SECRET]
+
+
+def text_of(content: str | list[dict[str, str]] | None) -> str | None:
+    """A wire message's text, whether sent as a string or (as pi does for user blocks) as text parts."""
+    if isinstance(content, list):
+        return "".join(part["text"] for part in content if part["type"] == "text")
+    return content
+
+
+def session_files(cwd: Path) -> list[Path]:
+    return sorted(session_dir_for_cwd(str(cwd)).glob("*.jsonl"))
+
+
+async def test_print_prints_the_answer_and_persists_the_session(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    openai_server.enqueue(text_reply("Hello from the model."))
+
+    code, out, err = await run_cli("-p", "hello", *endpoint(openai_server), cwd=tmp_path)
+
+    assert (code, out) == (0, "Hello from the model.\n"), err
+    request = openai_server.requests[0]
+    assert request.headers["authorization"] == f"Bearer {SECRET}"
+    assert request.body["model"] == "m"
+    assert [tool["function"]["name"] for tool in request.body["tools"]] == ["read", "bash", "edit", "write"]
+    system = request.body["messages"][0]
+    assert system["role"] == "system" and f"Current working directory: {tmp_path}" in system["content"]
+    assert request.body["messages"][1]["role"] == "user"
+    assert text_of(request.body["messages"][1]["content"]) == "hello"
+
+    [file] = session_files(tmp_path)
+    store = SessionStore.open(file)
+    assert [entry.type for entry in store.entries] == [
+        "model_change",
+        "thinking_level_change",
+        "message",
+        "message",
+    ]
+    assert store.build_context().messages[-1].role == "assistant"
+    assert SECRET not in file.read_text()
+    assert oct(file.stat().st_mode & 0o777) == "0o600"
+
+
+async def test_json_mode_prints_the_header_then_every_event(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    openai_server.enqueue(text_reply("Hi"))
+
+    code, out, _ = await run_cli("--mode", "json", "hello", *endpoint(openai_server), cwd=tmp_path)
+
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert lines[0]["type"] == "session" and lines[0]["version"] == 3
+    types = [line["type"] for line in lines[1:]]
+    assert types[:5] == ["agent_start", "turn_start", "message_start", "message_end", "message_start"]
+    assert types[-3:] == ["message_end", "turn_end", "agent_end"]
+    assert "message_update" in types
+    assert lines[-1]["messages"][-1]["content"] == [{"type": "text", "text": "Hi"}]
+
+
+async def test_messages_run_in_order_with_the_history(openai_server: OpenAIServer, tmp_path: Path) -> None:
+    openai_server.enqueue(text_reply("first answer"), text_reply("second answer"))
+
+    code, out, _ = await run_cli("-p", "one", "two", *endpoint(openai_server), cwd=tmp_path)
+
+    assert (code, out) == (0, "second answer\n")
+    second = openai_server.requests[1].body["messages"]
+    assert [message["role"] for message in second] == ["system", "user", "assistant", "user"]
+    assert text_of(second[2]["content"]) == "first answer" and text_of(second[3]["content"]) == "two"
+
+
+async def test_tool_calls_run_and_their_results_are_sent_back(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("remember the milk\n")
+    openai_server.enqueue(
+        StreamReply(
+            [
+                chunk(tool_calls=[tool_call_delta(0, call_id="call_1", name="read", arguments='{"pa')]),
+                chunk(tool_calls=[tool_call_delta(0, arguments='th": "notes.txt"}')]),
+                chunk(finish_reason="tool_calls"),
+                chunk(no_choices=True, usage=usage(100, 10)),
+            ]
+        ),
+        text_reply("The note says to remember the milk."),
+    )
+
+    code, out, _ = await run_cli("-p", "what does notes.txt say?", *endpoint(openai_server), cwd=tmp_path)
+
+    assert (code, out) == (0, "The note says to remember the milk.\n")
+    tool_message = openai_server.requests[1].body["messages"][-1]
+    assert tool_message == {"role": "tool", "tool_call_id": "call_1", "content": "remember the milk\n"}
+    [file] = session_files(tmp_path)
+    roles = [message.role for message in SessionStore.open(file).build_context().messages]
+    assert roles == ["user", "assistant", "toolResult", "assistant"]
+
+
+async def test_server_error_goes_to_stderr_with_exit_1(openai_server: OpenAIServer, tmp_path: Path) -> None:
+    openai_server.enqueue(ErrorReply(401, {"error": {"message": "Incorrect API key provided"}}))
+
+    code, out, err = await run_cli("-p", "hello", *endpoint(openai_server), cwd=tmp_path)
+
+    assert (code, out) == (1, "")
+    assert "401" in err and "Incorrect API key provided" in err
+    assert "Traceback" not in err
+    [file] = session_files(tmp_path)
+    messages = SessionStore.open(file).build_context().messages
+    assert messages[0].role == "user" and messages[-1].role == "assistant"
+
+
+async def test_unreachable_endpoint_is_a_clear_error(tmp_path: Path) -> None:
+    server = OpenAIServer()
+    await server.start()
+    url = server.base_url
+    await server.stop()
+
+    code, _, err = await run_cli(
+        "-p", "hello", "--base-url", url, "--model", "m", "--api-key", "k", cwd=tmp_path
+    )
+
+    assert code == 1
+    assert "Connection error" in err and "Traceback" not in err
+
+
+async def test_no_session_keeps_nothing_on_disk(openai_server: OpenAIServer, tmp_path: Path) -> None:
+    openai_server.enqueue(text_reply("ok"))
+
+    code, _, _ = await run_cli("-p", "--no-session", "hello", *endpoint(openai_server), cwd=tmp_path)
+
+    assert code == 0
+    assert not session_dir_for_cwd(str(tmp_path)).exists()
+
+
+async def test_continue_sends_the_previous_conversation(openai_server: OpenAIServer, tmp_path: Path) -> None:
+    openai_server.enqueue(text_reply("first"), text_reply("second"))
+
+    await run_cli("-p", "one", *endpoint(openai_server), cwd=tmp_path)
+    code, out, _ = await run_cli("-p", "-c", "two", *endpoint(openai_server), cwd=tmp_path)
+
+    assert (code, out) == (0, "second\n")
+    sent = [text_of(message.get("content")) for message in openai_server.requests[1].body["messages"][1:]]
+    assert sent == ["one", "first", "two"]
+    assert len(session_files(tmp_path)) == 1
+
+
+async def test_stdin_and_file_arguments_form_the_first_prompt(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    (tmp_path / "a.py").write_text("print('hi')\n")
+    openai_server.enqueue(text_reply("ok"))
+
+    code, _, _ = await run_cli(
+        "-p", "@a.py", "review this", *endpoint(openai_server), cwd=tmp_path, stdin=b"piped context"
+    )
+
+    assert code == 0
+    user = text_of(openai_server.requests[0].body["messages"][1]["content"])
+    assert user == (
+        f"piped context\n\n<file name=\"{tmp_path / 'a.py'}\">\nprint('hi')\n\n</file>\n\nreview this"
+    )
+
+
+async def test_missing_file_argument_is_reported(tmp_path: Path) -> None:
+    code, _, err = await run_cli("-p", "@nope.txt", "--model", "m", "--api-key", "k", cwd=tmp_path)
+    assert code == 1 and "file not found: nope.txt" in err
+
+
+async def test_in_process_run_uses_the_given_session_choice(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    openai_server.enqueue(text_reply("stored"))
+    out, err = io.StringIO(), io.StringIO()
+    options = RunOptions(
+        messages=["hello"],
+        print_mode=True,
+        base_url=openai_server.base_url,
+        model="m",
+        api_key="k",
+        session=SessionChoice(session_dir=str(tmp_path / "elsewhere")),
+    )
+
+    code = await run_print_mode(options, cwd=str(tmp_path), stdin_text=None, stdout=out, stderr=err)
+
+    assert (code, out.getvalue()) == (0, "stored\n")
+    assert list((tmp_path / "elsewhere").rglob("*.jsonl"))
+    assert not session_files(tmp_path)
