@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from pi_tui.agent.events import AgentEvent
 from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.messages import TextContent
 from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.models import resolve_model
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.session.agent_session import AgentSession, SessionConfig
+from pi_tui.session.events import AnyEvent
 from pi_tui.session.services import AgentSessionServices, SessionOpenError, open_session_store
 
 EXIT_ERROR = 1
@@ -122,7 +122,7 @@ async def run_print_mode(
     if options.output == "json":
         stdout.write(js_dumps(store.header.to_json_obj()) + "\n")
 
-        def print_event(event: AgentEvent) -> None:
+        def print_event(event: AnyEvent) -> None:
             stdout.write(js_dumps(event.to_json()) + "\n")
             stdout.flush()
 

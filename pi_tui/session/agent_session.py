@@ -8,9 +8,10 @@ event loop), and forwards every agent event to its own subscribers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -28,18 +29,22 @@ from pi_tui.ai.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_tui.ai.stream import StreamFunction
+from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
 from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.models import resolve_model
 from pi_tui.context.resources import Resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
+from pi_tui.session.events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
 from pi_tui.session.ids import iso_to_ms
+from pi_tui.session.retry_policy import retry_delay_ms, should_retry
 from pi_tui.session.store import SessionStore
 from pi_tui.tools.registry import ToolLimits, build_tools, select_tools
 
 SPILL_FOLDER_NAME = "spill"
 DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium"
 
-SessionListener: TypeAlias = Callable[[AgentEvent], Awaitable[None] | None]
+SessionListener: TypeAlias = Callable[[AnyEvent], Awaitable[None] | None]
+RETRY_CANCELLED_TEXT = "Retry cancelled"
 
 
 class SessionBusyError(RuntimeError):
@@ -82,6 +87,8 @@ class AgentSession:
         self.model = config.model
         self._api_key = config.api_key
         self._listeners: list[SessionListener] = []
+        self._base_stream_fn = config.stream_fn or _default_stream_fn()
+        self._retry_signal: AbortSignal | None = None
         settings = self.resources.settings
         self.tools_by_name = build_tools(
             str(self.resources.cwd),
@@ -102,7 +109,7 @@ class AgentSession:
         self.system_prompt = self._build_system_prompt()
         self.agent = Agent(
             AgentOptions(
-                stream_fn=config.stream_fn or _default_stream_fn(),
+                stream_fn=self._stream,
                 convert_to_llm=convert_to_llm,
                 get_api_key=self._get_api_key,
                 steering_mode=settings.steering_mode,
@@ -152,6 +159,14 @@ class AgentSession:
     async def _get_api_key(self, provider: str) -> str | None:
         return self._api_key
 
+    def _stream(
+        self, model: ModelConfig, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[StreamEvent]:
+        # Session-level retries are visible (countdown, Esc); the SDK's own silent retries would hide them.
+        if options.max_retries is None:
+            options = replace(options, max_retries=0)
+        return self._base_stream_fn(model, context, options)
+
     # --- events ---------------------------------------------------------------------------------
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
@@ -167,6 +182,9 @@ class AgentSession:
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal) -> None:
         if isinstance(event, MessageEndEvent):
             await self._persist(event)
+        await self._emit(event)
+
+    async def _emit(self, event: AnyEvent) -> None:
         for listener in list(self._listeners):
             result = listener(event)
             if result is not None:
@@ -202,6 +220,86 @@ class AgentSession:
         expanded = self.resources.expand_input(text)
         self.agent.state.system_prompt = self.system_prompt.text
         await self.agent.prompt(expanded)
+        await self._recover_from_failures()
+
+    # --- failure handling (SPEC R9) ---------------------------------------------------------------
+
+    async def _recover_from_failures(self) -> None:
+        """Retry transient failures with backoff, then fall back along `fallbackModels` (pi §7.3, R9.2).
+
+        The failed reply stays in the session file but leaves the agent's state before each new attempt,
+        so it is never replayed.
+        """
+        settings = self.resources.settings.retry
+        tried = {self.model.ref} if self.model else set()
+        attempt = 0
+        while True:
+            last = self.last_assistant_message()
+            window = self.model.context_window if self.model else 0
+            if not should_retry(last, settings, window):
+                if attempt > 0 and last is not None and not last.failed:
+                    await self._emit(AutoRetryEndEvent(success=True, attempt=attempt))
+                return
+            assert last is not None
+            attempt += 1
+            if attempt > settings.max_retries:
+                await self._emit(
+                    AutoRetryEndEvent(success=False, attempt=attempt - 1, final_error=last.error_message)
+                )
+                if not await self._fall_back(tried, last.error_message or ""):
+                    return
+                attempt = 0
+            else:
+                delay = retry_delay_ms(attempt, settings, last)
+                await self._emit(
+                    AutoRetryStartEvent(attempt, settings.max_retries, delay, last.error_message or "")
+                )
+                self._drop_failed_reply()
+                if not await self._wait_for_retry(delay):
+                    await self._emit(
+                        AutoRetryEndEvent(success=False, attempt=attempt, final_error=RETRY_CANCELLED_TEXT)
+                    )
+                    return
+            await self.agent.continue_()
+
+    def _drop_failed_reply(self) -> None:
+        messages = self.agent.state.messages
+        if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].failed:
+            self.agent.state.messages = messages[:-1]
+
+    async def _wait_for_retry(self, delay_ms: int) -> bool:
+        """Sleep unless aborted first; True when the retry should go ahead."""
+        self._retry_signal = signal = AbortSignal()
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(signal.wait(), timeout=delay_ms / 1000)
+            return not signal.aborted
+        finally:
+            self._retry_signal = None
+
+    async def _fall_back(self, tried: set[str], error_message: str) -> bool:
+        """Switch to the next untried model of `fallbackModels`; a chain that loops is cut at the repeat."""
+        for ref in self.resources.settings.fallback_models:
+            resolution = resolve_model(ref)
+            model = resolution.model
+            if model is None or model.ref in tried or ref in tried:
+                continue
+            tried.update({ref, model.ref})
+            previous = self.model.ref if self.model else "(none)"
+            self._drop_failed_reply()
+            self._switch_model(model, resolution.api_key)
+            await self._emit(ModelFallbackEvent(previous, model.ref, error_message))
+            return True
+        return False
+
+    def _switch_model(self, model: ModelConfig, api_key: str | None) -> None:
+        self.model = model
+        self._api_key = api_key
+        self.agent.state.model = model
+        self.thinking_level = clamp_thinking(self.thinking_level, model)
+        self.agent.state.thinking_level = self.thinking_level
+        if self.store.read_only_reason is None:
+            self.store.append_model_change(model.provider, model.id)
 
     def steer(self, text: str) -> None:
         self.agent.steer(self.resources.expand_input(text))
@@ -210,6 +308,9 @@ class AgentSession:
         self.agent.follow_up(self.resources.expand_input(text))
 
     def abort(self) -> None:
+        """Stop whatever runs: a retry countdown and the agent's run (Esc / Ctrl+C)."""
+        if self._retry_signal is not None:
+            self._retry_signal.abort()
         self.agent.abort()
 
     async def wait_for_idle(self) -> None:
