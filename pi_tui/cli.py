@@ -117,12 +117,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown tool(s): {', '.join(unknown)} (known: {', '.join(ALL_TOOL_NAMES)})")
     piped = sys.stdin is not None and not sys.stdin.isatty()
-    # Until the interactive conversation lands, messages on the command line run headless.
-    if options.print_mode or options.output == "json" or options.messages or piped:
+    if options.print_mode or options.output == "json" or piped:
         return _headless(options)
+    from pi_tui.session.factory import ModelChoice
     from pi_tui.tui.launch import run_interactive
 
-    return run_interactive(session_dir=options.session.session_dir)
+    return run_interactive(
+        model=ModelChoice(options.model, options.base_url, options.api_key),
+        choice=options.session,
+        thinking=options.thinking,
+        tools=options.tools,
+        messages=options.messages,
+    )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """The pi-tui application.
 
-Today it opens on the start page: whether a model is configured, and a browser of this directory's
-sessions (pi's included) with a read-only preview of what each would send on continuing. Session
-files are read in worker threads; widgets only render what they are given.
+With a model it opens the chat on a session. Without one it stays on the start page: what to set
+up, and a browser of this directory's sessions (pi's included) with a read-only preview of what
+each would send on continuing. Session files are read in worker threads; widgets only render.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
+from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.listing import SessionSummary, list_sources
+from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.session_preview_data import build_preview
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
 from pi_tui.tui.widgets.session_preview import SessionPreview, SessionPreviewData
@@ -39,8 +41,14 @@ class PiTuiApp(App[int]):
         session_root: Path,
         pi_session_root: Path,
         setup_notice: str,
+        session: AgentSession | None = None,
+        startup_warnings: list[str] | None = None,
+        initial_messages: list[str] | None = None,
     ) -> None:
         super().__init__()
+        self.session = session
+        self.startup_warnings = startup_warnings or []
+        self.initial_messages = initial_messages or []
         self.cwd = cwd
         self.session_root = session_root
         self.pi_session_root = pi_session_root
@@ -61,6 +69,11 @@ class PiTuiApp(App[int]):
         self.sub_title = str(self.cwd)
         self.query_one(SessionPreview).show_hint("Select a session to preview it.")
         self.load_sessions()
+        if self.session is not None:
+            chat = ChatScreen(self.session, initial_messages=self.initial_messages)
+            self.push_screen(chat, callback=lambda _: self.exit())
+            for warning in self.startup_warnings:
+                self.notify(warning, severity="warning", timeout=8)
 
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all

@@ -1,0 +1,67 @@
+"""Build the `AgentSession` a front end asked for: model, session file, services of the session's cwd.
+
+Problems come back as text lines, not exceptions, so the TUI can show them in its setup notice and
+the headless modes can print them to stderr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pi_tui.ai.messages import ThinkingLevel
+from pi_tui.ai.stream import StreamFunction
+from pi_tui.config.models import resolve_model
+from pi_tui.config.settings_files import load_settings
+from pi_tui.session.agent_session import AgentSession, SessionConfig
+from pi_tui.session.services import AgentSessionServices, SessionChoice, SessionOpenError, open_session_store
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    ref: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+
+
+@dataclass
+class SessionSetup:
+    session: AgentSession | None
+    problems: list[str] = field(default_factory=list)
+    """Every warning and error met on the way, one line each; `session` is None when one was fatal."""
+
+
+def create_session(
+    cwd: str,
+    *,
+    model: ModelChoice,
+    choice: SessionChoice,
+    thinking: ThinkingLevel | None = None,
+    tools: Sequence[str] | None = None,
+    stream_fn: StreamFunction | None = None,
+) -> SessionSetup:
+    problems: list[str] = []
+    ref = model.ref or load_settings(cwd).settings.default_model
+    resolution = resolve_model(ref, model.base_url, model.api_key)
+    problems += [str(diagnostic) for diagnostic in resolution.diagnostics]
+    if resolution.model is None:
+        return SessionSetup(None, problems)
+    try:
+        store = open_session_store(choice, cwd)
+    except SessionOpenError as error:
+        return SessionSetup(None, [*problems, str(error)])
+    services = AgentSessionServices.for_cwd(store.cwd)
+    resources = services.resources
+    problems += [str(problem) for problem in (*resources.settings_diagnostics, *resources.diagnostics)]
+    session = AgentSession(
+        SessionConfig(
+            store=store,
+            resources=resources,
+            model=resolution.model,
+            api_key=resolution.api_key,
+            thinking_level=thinking,
+            tool_names=tools,
+            stream_fn=stream_fn,
+        )
+    )
+    return SessionSetup(session, problems)

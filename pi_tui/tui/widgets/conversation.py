@@ -1,0 +1,181 @@
+"""The conversation pane: a stream of blocks, anchored to the bottom unless the user scrolled up."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from textual.containers import VerticalScroll
+from textual.timer import Timer
+
+from pi_tui.agent.events import (
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
+from pi_tui.ai.messages import (
+    AgentMessage,
+    AssistantMessage,
+    BashExecutionMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    ToolResultMessage,
+    UserMessage,
+    user_text,
+)
+from pi_tui.session.events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
+from pi_tui.tui.widgets.message_blocks import (
+    AssistantBlock,
+    NoticeBlock,
+    ToolCallBlock,
+    UserBlock,
+    tool_result_text,
+)
+
+
+class ConversationView(VerticalScroll):
+    """Renders session events and rebuilt transcripts; one Markdown widget per assistant reply."""
+
+    DEFAULT_CSS = """
+    ConversationView { layout: stream; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._assistant: AssistantBlock | None = None
+        self._tools: dict[str, ToolCallBlock] = {}
+        self._tool_started: dict[str, float] = {}
+        self._retry_notice: NoticeBlock | None = None
+        self._retry_timer: Timer | None = None
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # --- whole transcripts ----------------------------------------------------------------------
+
+    async def show_transcript(self, messages: Sequence[AgentMessage]) -> None:
+        """Replace everything with a rebuilt context (on open, resume, compaction)."""
+        await self.remove_children()
+        self._assistant = None
+        self._tools.clear()
+        results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+        for message in messages:
+            if isinstance(message, AssistantMessage):
+                block = AssistantBlock()
+                await self.mount(block)
+                await block.finish(message)
+                for call in message.tool_calls:
+                    tool = ToolCallBlock(call.id, call.name, call.arguments)
+                    await self.mount(tool)
+                    self._tools[call.id] = tool
+                    result = results.get(call.id)
+                    if result is not None:
+                        status = "error" if result.is_error else "done"
+                        tool.show_output(
+                            tool_result_text(result.content), status=status, is_error=result.is_error
+                        )
+            elif not isinstance(message, ToolResultMessage):
+                await self._mount_message(message)
+        self.anchor()
+
+    async def _mount_message(self, message: AgentMessage) -> None:
+        if isinstance(message, UserMessage | CustomMessage):
+            await self.mount(UserBlock(user_text(message), markup=False))
+        elif isinstance(message, BashExecutionMessage):
+            prefix = "!!" if message.exclude_from_context else "!"
+            await self.mount(UserBlock(f"{prefix}{message.command}\n{message.output}".rstrip(), markup=False))
+        elif isinstance(message, CompactionSummaryMessage):
+            await self.mount(NoticeBlock(f"Compacted from {message.tokens_before:,} tokens"))
+        elif isinstance(message, BranchSummaryMessage):
+            await self.mount(NoticeBlock("Returned from another branch (summary in context)"))
+
+    # --- live events ----------------------------------------------------------------------------
+
+    async def apply(self, events: Sequence[AnyEvent]) -> None:
+        for event in events:
+            await self._apply_one(event)
+
+    async def _apply_one(self, event: AnyEvent) -> None:
+        if isinstance(event, MessageStartEvent):
+            if isinstance(event.message, AssistantMessage):
+                self._assistant = AssistantBlock()
+                await self.mount(self._assistant)
+            elif not isinstance(event.message, ToolResultMessage):
+                await self._mount_message(event.message)
+        elif isinstance(event, MessageUpdateEvent) and isinstance(event.message, AssistantMessage):
+            if self._assistant is not None:
+                await self._assistant.show(event.message)
+        elif isinstance(event, MessageEndEvent) and isinstance(event.message, AssistantMessage):
+            if self._assistant is None:
+                self._assistant = AssistantBlock()
+                await self.mount(self._assistant)
+            await self._assistant.finish(event.message)
+            self._assistant = None
+        elif isinstance(event, ToolExecutionStartEvent):
+            block = ToolCallBlock(event.tool_call_id, event.tool_name, event.args)
+            self._tools[event.tool_call_id] = block
+            self._tool_started[event.tool_call_id] = time.monotonic()
+            await self.mount(block)
+        elif isinstance(event, ToolExecutionUpdateEvent):
+            tool = self._tools.get(event.tool_call_id)
+            if tool is not None:
+                elapsed = time.monotonic() - self._tool_started.get(event.tool_call_id, time.monotonic())
+                tool.show_output(event.partial_result.text_content, status=f"running {elapsed:.1f}s")
+        elif isinstance(event, ToolExecutionEndEvent):
+            tool = self._tools.get(event.tool_call_id)
+            if tool is not None:
+                took = time.monotonic() - self._tool_started.pop(event.tool_call_id, time.monotonic())
+                status = f"{'error' if event.is_error else 'done'} {took:.1f}s"
+                tool.show_output(event.result.text_content, status=status, is_error=event.is_error)
+        else:
+            await self._apply_session_event(event)
+
+    async def _apply_session_event(self, event: AnyEvent) -> None:
+        if isinstance(event, AutoRetryStartEvent):
+            deadline = time.monotonic() + event.delay_ms / 1000
+            self._retry_notice = NoticeBlock("", kind="warning")
+            await self.mount(self._retry_notice)
+            self._tick_retry(event, deadline)
+            self._stop_retry_timer()
+            self._retry_timer = self.set_interval(0.25, lambda: self._tick_retry(event, deadline))
+        elif isinstance(event, AutoRetryEndEvent):
+            self._stop_retry_timer()
+            if event.success:
+                text = f"Retry {event.attempt} succeeded."
+                kind = "info"
+            else:
+                text = f"Retry failed after {event.attempt} attempts: {event.final_error}"
+                kind = "error"
+            await self.mount(NoticeBlock(text, kind=kind))
+        elif isinstance(event, ModelFallbackEvent):
+            await self.mount(
+                NoticeBlock(
+                    f"Switched model {event.from_model} → {event.to_model}: {event.error_message}",
+                    kind="warning",
+                )
+            )
+
+    def _tick_retry(self, event: AutoRetryStartEvent, deadline: float) -> None:
+        if self._retry_notice is None:
+            return
+        seconds = max(0, round(deadline - time.monotonic()))
+        progress = f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds}s… (esc to cancel)"
+        self._retry_notice.update(f"{progress} — {event.error_message}")
+
+    def _stop_retry_timer(self) -> None:
+        if self._retry_timer is not None:
+            self._retry_timer.stop()
+            self._retry_timer = None
+
+    def toggle_tool_output(self) -> None:
+        """Ctrl+O: expand or collapse the focused tool call, or the latest one."""
+        focused = self.screen.focused
+        target = focused if isinstance(focused, ToolCallBlock) else None
+        if target is None and self._tools:
+            target = list(self._tools.values())[-1]
+        if target is not None:
+            target.toggle_expanded()

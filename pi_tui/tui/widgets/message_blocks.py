@@ -1,0 +1,216 @@
+"""The blocks a conversation is made of: user turns, assistant replies, tool calls and notices.
+
+Each block renders what it is handed and keeps only what it needs to render the next update; none
+of them reads files or talks to the session.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets._markdown import MarkdownStream
+
+from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
+
+TAIL_LINES = 5
+"""Collapsed tool output shows this many last lines, as pi does for bash."""
+EXPANDED_TAIL_LINES = 40
+MAX_LINE_CHARS = 400
+"""Longer lines are cut for display only; the full text is in the tool-output viewer."""
+
+
+def clip_line(line: str) -> str:
+    return (
+        line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + f"… (+{len(line) - MAX_LINE_CHARS})"
+    )
+
+
+def args_summary(name: str, args: dict[str, Any]) -> str:
+    """One line a person recognises a call by: the command, the path, the pattern."""
+    for key in ("command", "path", "pattern"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            extra = ""
+            if name == "read" and ("offset" in args or "limit" in args):
+                extra = f" [{args.get('offset', 1)}:+{args.get('limit', '…')}]"
+            return clip_line(" ".join(value.split()) + extra)
+    return clip_line(json.dumps(args, ensure_ascii=False))
+
+
+class UserBlock(Static):
+    """A user message (or a queued steer shown once delivered)."""
+
+    DEFAULT_CSS = """
+    UserBlock { padding: 0 1; margin: 1 0 0 0; background: $boost; border-left: thick $primary; }
+    """
+
+
+class NoticeBlock(Static):
+    """A one-line event in the flow: errors, retries, model fallbacks, cancellations."""
+
+    DEFAULT_CSS = """
+    NoticeBlock { padding: 0 1; color: $text-muted; }
+    NoticeBlock.-error { color: $error; }
+    NoticeBlock.-warning { color: $warning; }
+    """
+
+    def __init__(self, text: str, *, kind: str = "info") -> None:
+        super().__init__(text, markup=False, classes=f"-{kind}")
+
+
+class AssistantBlock(Vertical):
+    """One assistant reply: thinking (collapsible), Markdown text streamed as it arrives, call stubs."""
+
+    DEFAULT_CSS = """
+    AssistantBlock { height: auto; margin: 1 0 0 0; }
+    AssistantBlock > Markdown { margin: 0; padding: 0 1; }
+    AssistantBlock > Collapsible { margin: 0; padding: 0; border: none; }
+    AssistantBlock .thinking-text { color: $text-muted; text-style: italic; padding: 0 1; }
+    AssistantBlock > .call-stub { color: $text-muted; padding: 0 1; }
+    AssistantBlock > .reply-error { color: $error; padding: 0 1; }
+    """
+
+    def __init__(self, *, show_thinking: bool = True) -> None:
+        super().__init__()
+        self.show_thinking = show_thinking
+        self._markdown: dict[int, tuple[Markdown, MarkdownStream]] = {}
+        self._rendered: dict[int, int] = {}
+        self._thinking: dict[int, Static] = {}
+        self._stubs: dict[int, Static] = {}
+        self._finished = False
+
+    async def show(self, message: AssistantMessage) -> None:
+        """Render the reply so far; only the text that is new since the last call is written."""
+        for index, block in enumerate(message.content):
+            if isinstance(block, TextContent):
+                await self._write_text(index, block.text)
+            elif isinstance(block, ThinkingContent):
+                self._show_thinking(index, block.thinking)
+            elif isinstance(block, ToolCall):
+                self._show_stub(index, block)
+
+    async def finish(self, message: AssistantMessage) -> None:
+        await self.show(message)
+        for _, stream in self._markdown.values():
+            await stream.stop()
+        self._finished = True
+        if message.stop_reason == "aborted":
+            await self.mount(Static("Aborted.", classes="reply-error", markup=False))
+        elif message.stop_reason == "error":
+            text = f"Error: {message.error_message or 'request failed'}"
+            await self.mount(Static(text, classes="reply-error", markup=False))
+
+    async def _write_text(self, index: int, text: str) -> None:
+        if index not in self._markdown:
+            markdown = Markdown()
+            await self.mount(markdown)
+            self._markdown[index] = (markdown, Markdown.get_stream(markdown))
+            self._rendered[index] = 0
+        done = self._rendered[index]
+        if len(text) > done:
+            await self._markdown[index][1].write(text[done:])
+            self._rendered[index] = len(text)
+
+    def _show_thinking(self, index: int, text: str) -> None:
+        if index not in self._thinking:
+            body = Static(text, classes="thinking-text", markup=False)
+            self._thinking[index] = body
+            self.mount(Collapsible(body, title="Thinking", collapsed=not self.show_thinking))
+        else:
+            self._thinking[index].update(text)
+
+    def _show_stub(self, index: int, call: ToolCall) -> None:
+        text = f"→ {call.name} {args_summary(call.name, call.arguments)}"
+        if index not in self._stubs:
+            self._stubs[index] = Static(text, classes="call-stub", markup=False)
+            self.mount(self._stubs[index])
+        else:
+            self._stubs[index].update(text)
+
+
+class ToolCallBlock(Vertical, can_focus=True):
+    """One tool call: name and arguments, status and elapsed time, and the last lines of its output."""
+
+    DEFAULT_CSS = """
+    ToolCallBlock { height: auto; margin: 0 0 0 2; padding: 0 1; border-left: tall $secondary; }
+    ToolCallBlock:focus { background: $boost; }
+    ToolCallBlock.-error { border-left: tall $error; }
+    ToolCallBlock > .tool-head { text-style: bold; }
+    ToolCallBlock > .tool-tail { color: $text-muted; }
+    ToolCallBlock > .tool-notice { color: $warning; }
+    """
+
+    class Selected(Message):
+        def __init__(self, tool_call_id: str) -> None:
+            super().__init__()
+            self.tool_call_id = tool_call_id
+
+    def __init__(self, tool_call_id: str, name: str, args: dict[str, Any]) -> None:
+        super().__init__()
+        self.tool_call_id = tool_call_id
+        self.tool_name = name
+        self.summary = args_summary(name, args)
+        self.expanded = False
+        self._lines: list[str] = []
+        self._notice = ""
+        self._status = "running"
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._head(), classes="tool-head", markup=False)
+        yield Static("", classes="tool-tail", markup=False)
+        yield Static("", classes="tool-notice", markup=False)
+
+    def _head(self) -> str:
+        return f"{self.tool_name}  {self.summary}   [{self._status}]"
+
+    def show_output(self, text: str, *, status: str | None = None, is_error: bool = False) -> None:
+        """Show the output so far (or the final result): its last lines, and pi's truncation notice apart."""
+        body, notice = split_notice(text)
+        self._lines = body.splitlines()
+        self._notice = notice
+        if status is not None:
+            self._status = status
+        self.set_class(is_error, "-error")
+        self._render_parts()
+
+    def toggle_expanded(self) -> None:
+        self.expanded = not self.expanded
+        self._render_parts()
+
+    def _render_parts(self) -> None:
+        if not self.is_mounted:
+            return
+        head, tail, notice = self.query(Static)
+        head.update(self._head())
+        limit = EXPANDED_TAIL_LINES if self.expanded else TAIL_LINES
+        shown = self._lines[-limit:]
+        hidden = len(self._lines) - len(shown)
+        prefix = [f"… {hidden} earlier lines (ctrl+o to expand)"] if hidden and not self.expanded else []
+        tail.update("\n".join(prefix + [clip_line(line) for line in shown]))
+        tail.display = bool(shown)
+        notice.update(self._notice)
+        notice.display = bool(self._notice)
+
+    def on_mount(self) -> None:
+        self._render_parts()
+
+    def on_click(self) -> None:
+        self.post_message(self.Selected(self.tool_call_id))
+
+
+def split_notice(text: str) -> tuple[str, str]:
+    """pi appends its truncation notice as a last `[...]` paragraph; show it apart, highlighted."""
+    body, separator, last = text.rpartition("\n\n")
+    if separator and last.startswith("[") and last.rstrip().endswith("]") and "\n" not in last.strip():
+        return body, last.strip()
+    return text, ""
+
+
+def tool_result_text(content: Sequence[Any]) -> str:
+    return "".join(block.text for block in content if isinstance(block, TextContent))

@@ -1,0 +1,97 @@
+"""pi's footer (pi-behaviour §11.2): where you are on line 1, what it costs and how full the context is
+on line 2, model and thinking level on the right."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
+
+WARN_PERCENT = 70
+ERROR_PERCENT = 90
+
+
+def format_tokens(count: int) -> str:
+    """1234 → 1.2k, 200000 → 200k, 1500000 → 1.5M (pi's formatting)."""
+    if count < 1000:
+        return str(count)
+    if count < 10_000:
+        return f"{count / 1000:.1f}k"
+    if count < 1_000_000:
+        return f"{round(count / 1000)}k"
+    if count < 10_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    return f"{round(count / 1_000_000)}M"
+
+
+@dataclass(frozen=True)
+class FooterData:
+    cwd: str
+    git_branch: str | None
+    session_name: str | None
+    input_tokens: int
+    output_tokens: int
+    cache_read: int
+    cache_write: int
+    cost: float
+    context_tokens: int | None
+    context_window: int
+    auto_compaction: bool
+    model: str | None
+    thinking: str | None
+    demo: bool = False
+
+
+class StatusFooter(Vertical):
+    """Two dim lines; the context item is coloured by CSS class at 70 % and 90 %."""
+
+    DEFAULT_CSS = """
+    StatusFooter { height: 2; padding: 0 1; color: $text-muted; }
+    StatusFooter > Static { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    StatusFooter > Horizontal { height: 1; }
+    StatusFooter #footer-usage, StatusFooter #footer-context { width: auto; }
+    StatusFooter #footer-context { margin-left: 1; }
+    StatusFooter #footer-context.-warn { color: $warning; text-style: bold; }
+    StatusFooter #footer-context.-error { color: $error; text-style: bold; }
+    StatusFooter #footer-model { width: 1fr; text-align: right; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="footer-where", markup=False)
+        with Horizontal():
+            yield Static("", id="footer-usage", markup=False)
+            yield Static("", id="footer-context", markup=False)
+            yield Static("", id="footer-model", markup=False)
+
+    def show(self, data: FooterData) -> None:
+        where = data.cwd + (f" ({data.git_branch})" if data.git_branch else "")
+        if data.session_name:
+            where += f" • {data.session_name}"
+        if data.demo:
+            where = f"DEMO • {where}"
+        parts = [
+            f"↑{format_tokens(data.input_tokens)}" if data.input_tokens else "",
+            f"↓{format_tokens(data.output_tokens)}" if data.output_tokens else "",
+            f"R{format_tokens(data.cache_read)}" if data.cache_read else "",
+            f"W{format_tokens(data.cache_write)}" if data.cache_write else "",
+            f"${data.cost:.3f}" if data.cost > 0 else "",
+        ]
+        window = format_tokens(data.context_window)
+        suffix = " (auto)" if data.auto_compaction else ""
+        context = self.query_one("#footer-context", Static)
+        if data.context_tokens is None:
+            context.update(f"?/{window}{suffix}")
+            percent = 0.0
+        else:
+            percent = 100 * data.context_tokens / data.context_window if data.context_window else 0.0
+            context.update(f"{percent:.1f}%/{window}{suffix}")
+        context.set_class(WARN_PERCENT < percent <= ERROR_PERCENT, "-warn")
+        context.set_class(percent > ERROR_PERCENT, "-error")
+        model = data.model or "no model"
+        if data.thinking:
+            model += f" • {data.thinking}"
+        self.query_one("#footer-where", Static).update(where)
+        self.query_one("#footer-usage", Static).update(" ".join(part for part in parts if part))
+        self.query_one("#footer-model", Static).update(model)

@@ -1,0 +1,130 @@
+"""The chat screen driven with Pilot: submit, stream, tools, abort, queueing, history."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.widgets import Markdown, Static
+
+from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
+from pi_tui.tui.screens.chat import ChatScreen
+from pi_tui.tui.widgets.conversation import ConversationView
+from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
+from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.status_footer import format_tokens
+
+from .chat_fixtures import make_chat_app
+from .pilot_helpers import settle
+
+SIZE = (120, 40)
+
+
+async def wait_idle(app: object, session: object, pilot: object) -> None:
+    await session.wait_for_idle()  # type: ignore[attr-defined]
+    await asyncio.sleep(0.1)
+    await settle(pilot)  # type: ignore[arg-type]
+
+
+async def test_submit_streams_reply_and_tool_output(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("alpha\nbeta\n")
+    replies = [
+        ScriptedReply(
+            thinking="Read the notes first.",
+            tool_calls=[ScriptedToolCall(name="read", arguments={"path": "notes.txt"})],
+        ),
+        ScriptedReply(text="The notes say **alpha** and beta."),
+    ]
+    app, session, provider = make_chat_app(tmp_path, replies)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen)
+        await pilot.press(*"what is in notes.txt?")
+        await pilot.press("enter")
+        await wait_idle(app, session, pilot)
+
+        conversation = app.screen.query_one(ConversationView)
+        kinds = [type(child).__name__ for child in conversation.children]
+        assert kinds == ["UserBlock", "AssistantBlock", "ToolCallBlock", "AssistantBlock"]
+        tool = conversation.query_one(ToolCallBlock)
+        assert tool.tool_name == "read" and "notes.txt" in tool.summary
+        assert "beta" in str(tool.query(Static)[1].render())
+        final = list(conversation.query(AssistantBlock))[-1].query_one(Markdown)
+        assert "alpha" in final.source
+        assert app.screen.query_one(PromptArea).text == ""
+        assert provider.calls == 2
+        assert "notes.txt" in str(provider.contexts[0].messages[0].to_json_obj())
+
+
+async def test_escape_aborts_and_returns_queued_text(tmp_path: Path) -> None:
+    slow = ScriptedReply(text="word " * 400, chunk_size=4, delay_s=0.02)
+    app, session, _ = make_chat_app(tmp_path, [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"first", "enter")
+        await asyncio.sleep(0.2)
+        assert session.is_running
+        await pilot.press(*"steer me", "enter")
+        assert session.agent.has_queued_messages()
+        await pilot.press("escape")
+        await wait_idle(app, session, pilot)
+
+        last = session.last_assistant_message()
+        assert last is not None and last.stop_reason == "aborted"
+        assert app.screen.query_one(PromptArea).text == "steer me"
+        assert any("Aborted." in str(widget.render()) for widget in app.screen.query(Static))
+
+
+async def test_history_walks_with_up_and_down(tmp_path: Path) -> None:
+    app, session, _ = make_chat_app(tmp_path, [ScriptedReply(text="one"), ScriptedReply(text="two")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"first question", "enter")
+        await wait_idle(app, session, pilot)
+        await pilot.press(*"second question", "enter")
+        await wait_idle(app, session, pilot)
+        prompt = app.screen.query_one(PromptArea)
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert prompt.text == "second question"
+        await pilot.press("up")
+        assert prompt.text == "first question"
+        await pilot.press("down", "down")
+        assert prompt.text == "draft"
+
+
+async def test_footer_counts_usage_and_context(tmp_path: Path) -> None:
+    app, session, _ = make_chat_app(tmp_path, [ScriptedReply(text="hello there")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"hi", "enter")
+        await wait_idle(app, session, pilot)
+        usage = session.last_assistant_message().usage  # type: ignore[union-attr]
+        footer = app.screen.query_one("#footer-usage", Static)
+        assert f"↑{format_tokens(usage.input)}" in str(footer.render())
+        context = str(app.screen.query_one("#footer-context", Static).render())
+        assert context.endswith("%/32k (auto)")
+        assert "scripted-model • medium" in str(app.screen.query_one("#footer-model", Static).render())
+
+
+async def test_reopened_session_shows_its_transcript(tmp_path: Path) -> None:
+    app, session, _ = make_chat_app(tmp_path, [ScriptedReply(text="remembered answer")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"remember this", "enter")
+        await wait_idle(app, session, pilot)
+        conversation = app.screen.query_one(ConversationView)
+        await conversation.show_transcript(session.agent.state.messages)
+        await settle(pilot)
+        assert [type(child) for child in conversation.children] == [UserBlock, AssistantBlock]
+
+
+def test_format_tokens_matches_pi() -> None:
+    assert [format_tokens(n) for n in (999, 1500, 200_000, 1_500_000, 12_000_000)] == [
+        "999",
+        "1.5k",
+        "200k",
+        "1.5M",
+        "12M",
+    ]
