@@ -63,6 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     session.add_argument(
         "-c", "--continue", dest="continue_recent", action="store_true", help="continue the latest session"
     )
+    session.add_argument(
+        "-r", "--resume", action="store_true", help="choose a session of this directory from a list"
+    )
+    session.add_argument(
+        "--here",
+        dest="cwd_override",
+        action="store_true",
+        help="continue a session whose working directory no longer exists in the current directory",
+    )
     session.add_argument("--no-session", action="store_true", help="keep nothing on disk")
     session.add_argument(
         "--session-dir",
@@ -89,16 +98,18 @@ def run_options(namespace: argparse.Namespace) -> RunOptions:
             no_session=namespace.no_session,
             session_dir=namespace.session_dir,
         ),
+        resume=namespace.resume,
+        cwd_override=namespace.cwd_override,
     )
 
 
-def _headless(options: RunOptions) -> int:
+def _headless(options: RunOptions, *, read_stdin: bool = True) -> int:
     import asyncio
     import os
 
     from pi_tui.modes.print_mode import run_print_mode
 
-    stdin_text = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    stdin_text = None if not read_stdin or sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     return asyncio.run(
         run_print_mode(options, cwd=os.getcwd(), stdin_text=stdin_text, stdout=sys.stdout, stderr=sys.stderr)
     )
@@ -116,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         unknown = sorted(set(options.tools) - set(ALL_TOOL_NAMES))
         if unknown:
             parser.error(f"unknown tool(s): {', '.join(unknown)} (known: {', '.join(ALL_TOOL_NAMES)})")
+    if options.resume:
+        return _resume(options)
     piped = sys.stdin is not None and not sys.stdin.isatty()
     if options.print_mode or options.output == "json" or piped:
         return _headless(options)
@@ -129,6 +142,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         tools=options.tools,
         messages=options.messages,
     )
+
+
+def _resume(options: RunOptions) -> int:
+    """`-r`: pick a session from a numbered list (stdin is the answer, so it is no prompt text), then
+    run the messages in it as `--session` would; without messages, print the chosen path."""
+    import dataclasses
+    import os
+
+    from pi_tui.config.paths import sessions_root
+    from pi_tui.modes.resume_picker import PickerError, pick_session
+
+    if sys.stdin is None:
+        sys.stderr.write("pi-tui: -r needs a terminal or a number on stdin\n")
+        return 1
+    root = sessions_root(options.session.session_dir)
+    picked = pick_session(os.getcwd(), stdin=sys.stdin, stderr=sys.stderr, root=root)
+    if isinstance(picked, PickerError):
+        sys.stderr.write(f"pi-tui: {picked.message}\n")
+        return 1
+    chosen = dataclasses.replace(
+        options, resume=False, session=dataclasses.replace(options.session, session=str(picked))
+    )
+    if not chosen.messages:
+        sys.stdout.write(f"{picked}\n")
+        return 0
+    return _headless(chosen, read_stdin=False)
 
 
 if __name__ == "__main__":

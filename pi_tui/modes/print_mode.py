@@ -20,7 +20,8 @@ from pi_tui.config.models import resolve_model
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.events import AnyEvent
-from pi_tui.session.services import AgentSessionServices, SessionOpenError, open_session_store
+from pi_tui.session.runtime import open_store
+from pi_tui.session.services import AgentSessionServices, SessionOpenError
 
 EXIT_ERROR = 1
 EXIT_SIGNAL = {signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGINT: 130}
@@ -100,7 +101,7 @@ async def run_print_mode(
         return EXIT_ERROR
 
     try:
-        store = open_session_store(options.session, cwd)
+        store = open_store(options.session, cwd, cwd_override=options.cwd_override)
     except SessionOpenError as error:
         stderr.write(f"pi-tui: {error}\n")
         return EXIT_ERROR

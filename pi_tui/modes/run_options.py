@@ -22,3 +22,7 @@ class RunOptions:
     thinking: ThinkingLevel | None = None
     tools: list[str] | None = None
     session: SessionChoice = field(default_factory=SessionChoice)
+    resume: bool = False
+    """`-r`: pick one of this directory's sessions first."""
+    cwd_override: bool = False
+    """`--here`: continue a session whose working directory is gone in the current one."""

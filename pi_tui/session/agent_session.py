@@ -2,27 +2,32 @@
 
 Front ends (the TUI and the headless modes) talk to this class only. It owns an `Agent`, feeds it the
 rebuilt context of the session file, persists every message at `message_end` (in event order, off the
-event loop), and forwards every agent event to its own subscribers.
+event loop), and forwards every agent event to its own subscribers, together with its own events
+(`pi_tui.session.events`). The system prompt is built once and only rebuilt when the active tools change
+or `reload()` finds a changed resource, so every request of a session carries the same bytes.
+
+Work with a job of its own lives beside it: retries and fallback (`failure_recovery`), user shell
+commands (`user_bash_runner`), the queue texts (`queued_texts`), tree moves (`tree_navigation`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from pi_tui.agent.agent import Agent, AgentOptions
-from pi_tui.agent.events import AgentEvent, MessageEndEvent
+from pi_tui.agent.events import AgentEvent, MessageEndEvent, MessageStartEvent
 from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.messages import (
     THINKING_LEVELS,
     AssistantMessage,
+    BashExecutionMessage,
     CustomMessage,
     TextContent,
     ThinkingLevel,
@@ -31,20 +36,34 @@ from pi_tui.ai.messages import (
 )
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
 from pi_tui.config.model_config import ModelConfig
-from pi_tui.config.models import resolve_model
-from pi_tui.context.resources import Resources
+from pi_tui.context.compaction.summary_call import SummaryModel
+from pi_tui.context.resources import Resources, load_resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
-from pi_tui.session.events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
+from pi_tui.session.events import (
+    AnyEvent,
+    ModelChangedEvent,
+    SessionInfoChangedEvent,
+    SessionTreeEvent,
+    SystemPromptChangedEvent,
+    ThinkingLevelChangedEvent,
+)
+from pi_tui.session.failure_recovery import FailureRecovery
 from pi_tui.session.ids import iso_to_ms
-from pi_tui.session.retry_policy import retry_delay_ms, should_retry
+from pi_tui.session.queued_texts import QueuedTexts
+from pi_tui.session.stats import SessionStats, session_stats
 from pi_tui.session.store import SessionStore
+from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
+from pi_tui.session.user_bash import UserBashOptions
+from pi_tui.session.user_bash_runner import UserBashRunner
 from pi_tui.tools.registry import ToolLimits, build_tools, select_tools
 
 SPILL_FOLDER_NAME = "spill"
 DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium"
 
 SessionListener: TypeAlias = Callable[[AnyEvent], Awaitable[None] | None]
-RETRY_CANCELLED_TEXT = "Retry cancelled"
+ResourceReloader: TypeAlias = Callable[[], Resources]
+# `xhigh` is sent as `high` by the provider, so cycling stops at `high` as pi does for such models.
+CYCLED_THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
 
 
 class SessionBusyError(RuntimeError):
@@ -62,6 +81,8 @@ class SessionConfig:
     thinking_level: ThinkingLevel | None = None
     tool_names: Sequence[str] | None = None
     stream_fn: StreamFunction | None = None
+    reload_resources: ResourceReloader | None = None
+    """How `reload()` re-reads the resources (default: `load_resources(cwd)`)."""
 
 
 def clamp_thinking(level: ThinkingLevel, model: ModelConfig | None) -> ThinkingLevel:
@@ -88,15 +109,13 @@ class AgentSession:
         self._api_key = config.api_key
         self._listeners: list[SessionListener] = []
         self._base_stream_fn = config.stream_fn or _default_stream_fn()
-        self._retry_signal: AbortSignal | None = None
+        self._recovery = FailureRecovery(self)
+        self._tree_signal: AbortSignal | None = None
+        self._bash = UserBashRunner(self)
+        self._queued = QueuedTexts()
+        self._reload_resources = config.reload_resources or (lambda: load_resources(self.resources.cwd))
         settings = self.resources.settings
-        self.tools_by_name = build_tools(
-            str(self.resources.cwd),
-            limits=ToolLimits(max_lines=settings.tools.max_lines, max_bytes=settings.tools.max_bytes),
-            spill_dir=spill_dir_for(self.store),
-            shell_path=settings.shell_path,
-            command_prefix=settings.shell_command_prefix,
-        )
+        self.tools_by_name = self._build_tools()
         self.active_tools: list[AgentTool[Any]] = select_tools(self.tools_by_name, config.tool_names)
         existing = self.store.build_context()
         thinking_recorded = _has_thinking_entry(self.store)
@@ -125,6 +144,16 @@ class AgentSession:
         self.agent.subscribe(self._on_agent_event)
 
     # --- construction helpers -------------------------------------------------------------------
+
+    def _build_tools(self) -> dict[str, AgentTool[Any]]:
+        settings = self.resources.settings
+        return build_tools(
+            str(self.resources.cwd),
+            limits=ToolLimits(max_lines=settings.tools.max_lines, max_bytes=settings.tools.max_bytes),
+            spill_dir=spill_dir_for(self.store),
+            shell_path=settings.shell_path,
+            command_prefix=settings.shell_command_prefix,
+        )
 
     def _build_system_prompt(self) -> SystemPrompt:
         tools = [
@@ -156,6 +185,11 @@ class AgentSession:
             and self.model.same_model(recorded.provider, recorded.model_id)
         )
 
+    @property
+    def api_key(self) -> str | None:
+        """The key requests are made with (never persisted)."""
+        return self._api_key
+
     async def _get_api_key(self, provider: str) -> str | None:
         return self._api_key
 
@@ -180,11 +214,15 @@ class AgentSession:
         return unsubscribe
 
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal) -> None:
+        message = event.message if isinstance(event, MessageStartEvent) else None
+        if isinstance(message, UserMessage) and self._queued.delivered(content_text(message.content)):
+            await self.emit(self._queued.event())
         if isinstance(event, MessageEndEvent):
             await self._persist(event)
-        await self._emit(event)
+        await self.emit(event)
 
-    async def _emit(self, event: AnyEvent) -> None:
+    async def emit(self, event: AnyEvent) -> None:
+        """Hand `event` to every listener in turn (agent events and the session's own)."""
         for listener in list(self._listeners):
             result = listener(event)
             if result is not None:
@@ -218,81 +256,13 @@ class AgentSession:
         if self.model is None:
             raise SessionBusyError("No model configured: pass --model or add one to models.json")
         expanded = self.resources.expand_input(text)
+        await self._bash.flush()
         self.agent.state.system_prompt = self.system_prompt.text
         await self.agent.prompt(expanded)
-        await self._recover_from_failures()
+        await self._recovery.run()
 
-    # --- failure handling (SPEC R9) ---------------------------------------------------------------
-
-    async def _recover_from_failures(self) -> None:
-        """Retry transient failures with backoff, then fall back along `fallbackModels` (pi §7.3, R9.2).
-
-        The failed reply stays in the session file but leaves the agent's state before each new attempt,
-        so it is never replayed.
-        """
-        settings = self.resources.settings.retry
-        tried = {self.model.ref} if self.model else set()
-        attempt = 0
-        while True:
-            last = self.last_assistant_message()
-            window = self.model.context_window if self.model else 0
-            if not should_retry(last, settings, window):
-                if attempt > 0 and last is not None and not last.failed:
-                    await self._emit(AutoRetryEndEvent(success=True, attempt=attempt))
-                return
-            assert last is not None
-            attempt += 1
-            if attempt > settings.max_retries:
-                await self._emit(
-                    AutoRetryEndEvent(success=False, attempt=attempt - 1, final_error=last.error_message)
-                )
-                if not await self._fall_back(tried, last.error_message or ""):
-                    return
-                attempt = 0
-            else:
-                delay = retry_delay_ms(attempt, settings, last)
-                await self._emit(
-                    AutoRetryStartEvent(attempt, settings.max_retries, delay, last.error_message or "")
-                )
-                self._drop_failed_reply()
-                if not await self._wait_for_retry(delay):
-                    await self._emit(
-                        AutoRetryEndEvent(success=False, attempt=attempt, final_error=RETRY_CANCELLED_TEXT)
-                    )
-                    return
-            await self.agent.continue_()
-
-    def _drop_failed_reply(self) -> None:
-        messages = self.agent.state.messages
-        if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].failed:
-            self.agent.state.messages = messages[:-1]
-
-    async def _wait_for_retry(self, delay_ms: int) -> bool:
-        """Sleep unless aborted first; True when the retry should go ahead."""
-        self._retry_signal = signal = AbortSignal()
-        try:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(signal.wait(), timeout=delay_ms / 1000)
-            return not signal.aborted
-        finally:
-            self._retry_signal = None
-
-    async def _fall_back(self, tried: set[str], error_message: str) -> bool:
-        """Switch to the next untried model of `fallbackModels`; a chain that loops is cut at the repeat."""
-        for ref in self.resources.settings.fallback_models:
-            resolution = resolve_model(ref)
-            model = resolution.model
-            if model is None or model.ref in tried or ref in tried:
-                continue
-            tried.update({ref, model.ref})
-            previous = self.model.ref if self.model else "(none)"
-            self._drop_failed_reply()
-            self._switch_model(model, resolution.api_key)
-            await self._emit(ModelFallbackEvent(previous, model.ref, error_message))
-            return True
-        return False
-
-    def _switch_model(self, model: ModelConfig, api_key: str | None) -> None:
+    def switch_model(self, model: ModelConfig, api_key: str | None) -> None:
+        """Use `model` from now on and record it; no event (callers announce why it changed)."""
         self.model = model
         self._api_key = api_key
         self.agent.state.model = model
@@ -301,20 +271,190 @@ class AgentSession:
         if self.store.read_only_reason is None:
             self.store.append_model_change(model.provider, model.id)
 
-    def steer(self, text: str) -> None:
-        self.agent.steer(self.resources.expand_input(text))
+    # --- queue (pi-behaviour §10.3, §12.13-14) -------------------------------------------------------
 
-    def follow_up(self, text: str) -> None:
-        self.agent.follow_up(self.resources.expand_input(text))
+    async def steer(self, text: str) -> None:
+        """Deliver `text` after the running turn's tool calls finish."""
+        expanded = self.resources.expand_input(text)
+        self._queued.steering.append(expanded)
+        self.agent.steer(expanded)
+        await self.emit(self._queued.event())
+
+    async def follow_up(self, text: str) -> None:
+        """Deliver `text` once the agent would otherwise stop."""
+        expanded = self.resources.expand_input(text)
+        self._queued.follow_up.append(expanded)
+        self.agent.follow_up(expanded)
+        await self.emit(self._queued.event())
+
+    @property
+    def queued_texts(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(steering, follow-up) texts not yet delivered, oldest first."""
+        return tuple(self._queued.steering), tuple(self._queued.follow_up)
+
+    async def clear_queue(self) -> list[str]:
+        """Take back every undelivered message (Esc puts them in the editor): steering first."""
+        self.agent.clear_all_queues()
+        texts = self._queued.take_all()
+        await self.emit(self._queued.event())
+        return texts
 
     def abort(self) -> None:
-        """Stop whatever runs: a retry countdown and the agent's run (Esc / Ctrl+C)."""
-        if self._retry_signal is not None:
-            self._retry_signal.abort()
+        """Stop whatever runs: a retry countdown, a user command, a branch summary and the agent's run."""
+        self._recovery.cancel()
+        self._bash.cancel()
+        if self._tree_signal is not None:
+            self._tree_signal.abort()
         self.agent.abort()
 
     async def wait_for_idle(self) -> None:
         await self.agent.wait_for_idle()
+
+    # --- model, thinking, name, tools, resources ------------------------------------------------------
+
+    async def set_model(self, model: ModelConfig, api_key: str | None) -> None:
+        """Use `model` from the next request on; recorded as `model_change`, thinking re-clamped."""
+        previous_level = self.thinking_level
+        self.switch_model(model, api_key)
+        if self.thinking_level != previous_level and self.store.writable:
+            self.store.append_thinking_level_change(self.thinking_level)
+        await self.emit(ModelChangedEvent(model.provider, model.id, self.thinking_level))
+
+    async def set_thinking_level(self, level: ThinkingLevel) -> None:
+        """Clamp `level` to the model; recorded (and announced) only when the effective level changes."""
+        clamped = clamp_thinking(level, self.model)
+        if clamped == self.thinking_level:
+            return
+        self.thinking_level = clamped
+        self.agent.state.thinking_level = clamped
+        if self.store.writable:
+            self.store.append_thinking_level_change(clamped)
+        await self.emit(ThinkingLevelChangedEvent(clamped))
+
+    def available_thinking_levels(self) -> tuple[ThinkingLevel, ...]:
+        return CYCLED_THINKING_LEVELS if self.model is not None and self.model.reasoning else ("off",)
+
+    async def cycle_thinking_level(self) -> ThinkingLevel | None:
+        """The next level (Shift+Tab); None when the model has no reasoning levels to cycle."""
+        levels = self.available_thinking_levels()
+        if len(levels) < 2:
+            return None
+        current = levels.index(self.thinking_level) if self.thinking_level in levels else -1
+        await self.set_thinking_level(levels[(current + 1) % len(levels)])
+        return self.thinking_level
+
+    @property
+    def session_name(self) -> str | None:
+        return self.store.get_session_name()
+
+    async def set_session_name(self, name: str | None) -> None:
+        """Name the session (`/name`); an empty name clears it."""
+        self.store.append_session_info(name)
+        await self.emit(SessionInfoChangedEvent(self.store.get_session_name()))
+
+    async def set_active_tools(self, names: Sequence[str]) -> list[str]:
+        """Activate exactly these built-in tools (unknown names skipped) and rebuild the system prompt."""
+        self.active_tools = select_tools(self.tools_by_name, names)
+        self.agent.state.tools = self.active_tools
+        await self._rebuild_system_prompt("tools")
+        return [tool.name for tool in self.active_tools]
+
+    async def reload(self) -> bool:
+        """Re-read settings and resources for the session's cwd (`/reload`); True if the prompt changed."""
+        self.resources = await asyncio.to_thread(self._reload_resources)
+        # New settings (output limits, shell) reach the tools; the active set stays as it was.
+        self.tools_by_name = self._build_tools()
+        self.active_tools = select_tools(self.tools_by_name, [tool.name for tool in self.active_tools])
+        self.agent.state.tools = self.active_tools
+        return await self._rebuild_system_prompt("reload")
+
+    async def _rebuild_system_prompt(self, reason: Literal["tools", "reload"]) -> bool:
+        rebuilt = self._build_system_prompt()
+        if rebuilt.text == self.system_prompt.text:
+            return False
+        self.system_prompt = rebuilt
+        self.agent.state.system_prompt = rebuilt.text
+        await self.emit(SystemPromptChangedEvent(reason))
+        return True
+
+    def session_stats(self) -> SessionStats:
+        """`/session`: counts and usage of the current context (pi-behaviour §11.3)."""
+        return session_stats(
+            self.agent.state.messages,
+            session_file=str(self.store.path) if self.store.path is not None else None,
+            session_id=self.store.session_id,
+            context_window=self.model.context_window if self.model is not None else None,
+        )
+
+    # --- user shell commands (pi-behaviour §6.3) ------------------------------------------------
+
+    @property
+    def is_bash_running(self) -> bool:
+        return self._bash.running
+
+    @property
+    def pending_bash_messages(self) -> tuple[BashExecutionMessage, ...]:
+        return self._bash.pending
+
+    async def user_bash(self, command: str, *, exclude_from_context: bool = False) -> BashExecutionMessage:
+        """Run `!command` (`!!`: `exclude_from_context`), streaming `bash_output` events.
+
+        Recorded at once when the agent is idle; while it runs the message waits for the next prompt,
+        so a tool call and its result are never split. One command at a time (else
+        `UserBashBusyError`); `abort()` cancels it.
+        """
+        settings = self.resources.settings
+        options = UserBashOptions(
+            cwd=str(self.resources.cwd),
+            spill_dir=spill_dir_for(self.store),
+            max_lines=settings.tools.max_lines,
+            max_bytes=settings.tools.max_bytes,
+            shell_path=settings.shell_path,
+            command_prefix=settings.shell_command_prefix,
+        )
+        return await self._bash.run(command, options, exclude_from_context=exclude_from_context)
+
+    def abort_bash(self) -> None:
+        """Cancel the running user command only (Esc while it runs)."""
+        self._bash.cancel()
+
+    # --- tree navigation (pi-behaviour §5) ------------------------------------------------------
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> NavigationResult:
+        """Move the leaf to `target_id`, with an optional branch summary; the agent then continues from
+        the new position. A user message target comes back as `editor_text`."""
+        if self.agent.is_running:
+            raise SessionBusyError("Wait for the agent to finish (or abort it) before moving in the tree.")
+        request = None
+        if summarize:
+            target = None
+            if self.model is not None:
+                target = SummaryModel(self.model, self._stream, self._api_key, self.thinking_level)
+            request = SummaryRequest(
+                target,
+                self.resources.settings.branch_summary.reserve_tokens,
+                custom_instructions,
+                replace_instructions,
+            )
+        self._tree_signal = signal = AbortSignal()
+        try:
+            result = await navigate_tree(self.store, target_id, summary=request, label=label, signal=signal)
+        finally:
+            self._tree_signal = None
+        if result.cancelled or target_id == result.old_leaf_id:
+            return result
+        self.agent.state.messages = self.store.build_context().messages
+        summary_id = result.summary_entry.id if result.summary_entry is not None else None
+        await self.emit(SessionTreeEvent(result.new_leaf_id, result.old_leaf_id, summary_id))
+        return result
 
     # --- queries --------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from pi_tui.agent.events import AgentEvent
+from pi_tui.ai.messages import BashExecutionMessage
 
 
 @dataclass(frozen=True)
@@ -62,5 +63,138 @@ class ModelFallbackEvent:
         }
 
 
-SessionEvent: TypeAlias = AutoRetryStartEvent | AutoRetryEndEvent | ModelFallbackEvent
+@dataclass(frozen=True)
+class QueueUpdateEvent:
+    """The texts waiting in the steering and follow-up queues changed (pi's `queue_update`)."""
+
+    steering: tuple[str, ...]
+    follow_up: tuple[str, ...]
+    type: Literal["queue_update"] = field(default="queue_update", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "steering": list(self.steering), "followUp": list(self.follow_up)}
+
+
+@dataclass(frozen=True)
+class SessionInfoChangedEvent:
+    """The session was named (or its name cleared: `name` is None)."""
+
+    name: str | None
+    type: Literal["session_info_changed"] = field(default="session_info_changed", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"type": self.type}
+        if self.name is not None:
+            obj["name"] = self.name
+        return obj
+
+
+@dataclass(frozen=True)
+class ModelChangedEvent:
+    """The user picked another model (`set_model`); `thinking_level` is the level after re-clamping."""
+
+    provider: str
+    model_id: str
+    thinking_level: str
+    type: Literal["model_changed"] = field(default="model_changed", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "provider": self.provider,
+            "modelId": self.model_id,
+            "thinkingLevel": self.thinking_level,
+        }
+
+
+@dataclass(frozen=True)
+class ThinkingLevelChangedEvent:
+    thinking_level: str
+    type: Literal["thinking_level_changed"] = field(default="thinking_level_changed", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "thinkingLevel": self.thinking_level}
+
+
+@dataclass(frozen=True)
+class SystemPromptChangedEvent:
+    """The system prompt was rebuilt with different text (tools changed, or a resource on reload)."""
+
+    reason: Literal["tools", "reload"]
+    type: Literal["system_prompt_changed"] = field(default="system_prompt_changed", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class BashStartEvent:
+    """A user `!cmd` / `!!cmd` started."""
+
+    command: str
+    exclude_from_context: bool
+    type: Literal["bash_start"] = field(default="bash_start", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "command": self.command, "excludeFromContext": self.exclude_from_context}
+
+
+@dataclass(frozen=True)
+class BashOutputEvent:
+    """The current sanitised preview of a running user command (coalesced, at most ~10 per second)."""
+
+    command: str
+    output: str
+    type: Literal["bash_output"] = field(default="bash_output", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "command": self.command, "output": self.output}
+
+
+@dataclass(frozen=True)
+class BashEndEvent:
+    """A user command finished; `pending` = held until the next prompt because the agent was running."""
+
+    message: BashExecutionMessage
+    pending: bool
+    type: Literal["bash_end"] = field(default="bash_end", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "message": self.message.to_json_obj(), "pending": self.pending}
+
+
+@dataclass(frozen=True)
+class SessionTreeEvent:
+    """The leaf moved by tree navigation (pi's `session_tree`); `summary_entry_id` if a summary was added."""
+
+    new_leaf_id: str | None
+    old_leaf_id: str | None
+    summary_entry_id: str | None = None
+    type: Literal["session_tree"] = field(default="session_tree", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {
+            "type": self.type,
+            "newLeafId": self.new_leaf_id,
+            "oldLeafId": self.old_leaf_id,
+        }
+        if self.summary_entry_id is not None:
+            obj["summaryEntryId"] = self.summary_entry_id
+        return obj
+
+
+SessionEvent: TypeAlias = (
+    AutoRetryStartEvent
+    | AutoRetryEndEvent
+    | ModelFallbackEvent
+    | QueueUpdateEvent
+    | SessionInfoChangedEvent
+    | ModelChangedEvent
+    | ThinkingLevelChangedEvent
+    | SystemPromptChangedEvent
+    | BashStartEvent
+    | BashOutputEvent
+    | BashEndEvent
+    | SessionTreeEvent
+)
 AnyEvent: TypeAlias = AgentEvent | SessionEvent

@@ -8,8 +8,12 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall, ScriptedUsage
 from pi_tui.tui.app import PiTuiApp
+from pi_tui.tui.widgets import conversation
+from pi_tui.tui.widgets.conversation import ConversationView
 
+from .chat_fixtures import make_chat_app
 from .conftest import PROJECT
 from .pilot_helpers import settle
 
@@ -32,3 +36,42 @@ def test_start_page(snap_compare: Any, pi_session_root: Path, tmp_path: Path, th
     )
     app.theme = theme
     assert snap_compare(app, terminal_size=SIZE, run_before=highlight_tree_session)
+
+
+def chat_run(prompt: str) -> Any:
+    async def run(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press(*prompt, "enter")
+        await pilot.app.session.wait_for_idle()  # type: ignore[attr-defined]
+        await pilot.pause(0.2)
+        await settle(pilot)
+        # A focused editor's cursor blinks, and a snapshot may catch either phase.
+        pilot.app.screen.set_focus(None)
+        pilot.app.screen.query_one(ConversationView).scroll_end(animate=False, immediate=True)
+        await pilot.pause(0.2)
+
+    return run
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+def test_chat_after_a_tool_call(
+    snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, theme: str
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(conversation, "clock", lambda: 100.0)
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "todo.md").write_text("- write the parser\n- add tests\n- ship it\n")
+    replies = [
+        ScriptedReply(
+            thinking="The user wants the open items; read the file.",
+            tool_calls=[ScriptedToolCall(name="read", arguments={"path": "todo.md"}, id="call-1")],
+            usage=ScriptedUsage(input=1800, output=40, cache_read=1500),
+        ),
+        ScriptedReply(
+            text="Three items are open:\n\n1. write the parser\n2. add tests\n3. ship it",
+            usage=ScriptedUsage(input=1900, output=30, cache_read=1800),
+        ),
+    ]
+    app, _, _ = make_chat_app(tmp_path, replies)
+    app.theme = theme
+    assert snap_compare(app, terminal_size=SIZE, run_before=chat_run("what is left in todo.md?"))

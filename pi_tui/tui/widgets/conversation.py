@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from textual.containers import VerticalScroll
 from textual.timer import Timer
@@ -35,6 +35,9 @@ from pi_tui.tui.widgets.message_blocks import (
     UserBlock,
     tool_result_text,
 )
+
+clock: Callable[[], float] = time.monotonic
+"""Where tool timings come from; tests fix it for reproducible snapshots."""
 
 
 class ConversationView(VerticalScroll):
@@ -118,17 +121,17 @@ class ConversationView(VerticalScroll):
         elif isinstance(event, ToolExecutionStartEvent):
             block = ToolCallBlock(event.tool_call_id, event.tool_name, event.args)
             self._tools[event.tool_call_id] = block
-            self._tool_started[event.tool_call_id] = time.monotonic()
+            self._tool_started[event.tool_call_id] = clock()
             await self.mount(block)
         elif isinstance(event, ToolExecutionUpdateEvent):
             tool = self._tools.get(event.tool_call_id)
             if tool is not None:
-                elapsed = time.monotonic() - self._tool_started.get(event.tool_call_id, time.monotonic())
+                elapsed = clock() - self._tool_started.get(event.tool_call_id, clock())
                 tool.show_output(event.partial_result.text_content, status=f"running {elapsed:.1f}s")
         elif isinstance(event, ToolExecutionEndEvent):
             tool = self._tools.get(event.tool_call_id)
             if tool is not None:
-                took = time.monotonic() - self._tool_started.pop(event.tool_call_id, time.monotonic())
+                took = clock() - self._tool_started.pop(event.tool_call_id, clock())
                 status = f"{'error' if event.is_error else 'done'} {took:.1f}s"
                 tool.show_output(event.result.text_content, status=status, is_error=event.is_error)
         else:
@@ -136,7 +139,7 @@ class ConversationView(VerticalScroll):
 
     async def _apply_session_event(self, event: AnyEvent) -> None:
         if isinstance(event, AutoRetryStartEvent):
-            deadline = time.monotonic() + event.delay_ms / 1000
+            deadline = clock() + event.delay_ms / 1000
             self._retry_notice = NoticeBlock("", kind="warning")
             await self.mount(self._retry_notice)
             self._tick_retry(event, deadline)
@@ -162,7 +165,7 @@ class ConversationView(VerticalScroll):
     def _tick_retry(self, event: AutoRetryStartEvent, deadline: float) -> None:
         if self._retry_notice is None:
             return
-        seconds = max(0, round(deadline - time.monotonic()))
+        seconds = max(0, round(deadline - clock()))
         progress = f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds}s… (esc to cancel)"
         self._retry_notice.update(f"{progress} — {event.error_message}")
 

@@ -1,0 +1,163 @@
+"""Compaction preparation on a long session: cut point, serialisation, file operations and loss audit.
+
+Builds a synthetic in-memory session of `--entries` entries (user question, assistant reply with a
+read / edit / bash call, tool result, assistant answer, repeated; a bookkeeping entry now and then)
+and times, for the current branch (median of `--repeats` runs):
+  view       session entries → neutral path items
+  prepare    prepare_compaction: rebuilt context, tokensBefore, cut point, file operations
+  serialise  the summary request text of the history and the turn prefix (no model call)
+  audit      the loss audit of the summarised span against a stand-in summary
+Run once without and once with an earlier compaction halfway (the usual second compaction).
+
+Usage: python bench/compaction.py [--entries 20000] [--repeats 5]
+Target (issue 6): view + prepare + serialise + audit under 1 s for 20,000 entries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from pi_tui.ai.messages import (  # noqa: E402
+    AssistantMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from pi_tui.config.settings import CompactionSettings  # noqa: E402
+from pi_tui.context.compaction.loss_audit import audit_span  # noqa: E402
+from pi_tui.context.compaction.preparation import prepare_compaction  # noqa: E402
+from pi_tui.context.compaction.summaries import history_prompt, turn_prefix_prompt  # noqa: E402
+from pi_tui.session.path_view import path_items  # noqa: E402
+from pi_tui.session.store import SessionStore  # noqa: E402
+
+TARGET_S = 1.0
+TOOLS = ("read", "edit", "bash")
+
+
+def _reply(text: str, call: ToolCall | None, tokens: int) -> AssistantMessage:
+    return AssistantMessage(
+        content=[TextContent(text=text), *([call] if call else [])],
+        provider="bench",
+        model="m",
+        usage=Usage(total_tokens=tokens),
+        stop_reason="toolUse" if call else "stop",
+    )
+
+
+def build_session(entries: int, compact_halfway: bool) -> SessionStore:
+    store = SessionStore.in_memory("/bench")
+    store.append_model_change("bench", "m")
+    turn = 0
+    while len(store.entries) < entries:
+        name = TOOLS[turn % 3]
+        path = f"src/pkg{turn % 40}/module_{turn % 300}.py"
+        arguments: dict[str, Any] = (
+            {"command": f"pytest tests/test_{turn % 50}.py -x"} if name == "bash" else {}
+        )
+        if name != "bash":
+            arguments["path"] = path
+        store.append_message(
+            UserMessage(content=f"Step {turn}: check {path} and keep the cache under 512 MB.", timestamp=turn)
+        )
+        call = ToolCall(id=f"c{turn}", name=name, arguments=arguments)
+        store.append_message(_reply(f"Looking at {path} now.", call, 1000 + turn))
+        output = "\n".join(f"line {n}: value = {turn * n} ms" for n in range(12))
+        if turn % 7 == 0:
+            output += "\nTraceback (most recent call last):\nValueError: step failed after 30s"
+        store.append_message(
+            ToolResultMessage(
+                tool_call_id=call.id,
+                tool_name=name,
+                content=[TextContent(text=output)],
+                is_error=turn % 7 == 0,
+            )
+        )
+        store.append_message(_reply(f"Step {turn} done; {path} is fine.", None, 1100 + turn))
+        if turn % 25 == 0:
+            store.append_custom("bench.state", {"turn": turn})
+        if (
+            compact_halfway
+            and len(store.entries) >= entries // 2
+            and not any(entry.type == "compaction" for entry in store.entries)
+        ):
+            kept = store.entries[-40].id
+            store.append_compaction("## Goal\nBench\n\n## Progress\n### Done\n- [x] half", kept, 50_000)
+        turn += 1
+    return store
+
+
+def _median(action: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    times: list[float] = []
+    result: Any = None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = action()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+def run(entries: int, repeats: int, compact_halfway: bool) -> float:
+    store = build_session(entries, compact_halfway)
+    settings = CompactionSettings()
+    branch = store.get_branch()
+    view_s, items = _median(lambda: path_items(branch), repeats)
+    prepare_s, prepared = _median(lambda: prepare_compaction(items, settings), repeats)
+    assert prepared is not None
+
+    def serialise() -> int:
+        text = history_prompt(prepared.messages_to_summarize, prepared.previous_summary, None)
+        if prepared.is_split_turn:
+            text += turn_prefix_prompt(prepared.turn_prefix_messages)
+        return len(text)
+
+    serialise_s, chars = _median(serialise, repeats)
+    summary = (
+        "## Goal\nBench\n\n## Critical Context\n- src/pkg1/module_1.py, 512 MB, pytest tests/test_1.py -x"
+    )
+    audit_s, audit = _median(lambda: audit_span(prepared.span, summary), repeats)
+    total = view_s + prepare_s + serialise_s + audit_s
+    label = "with an earlier compaction" if compact_halfway else "first compaction"
+    print(f"{len(branch)} entries on the branch ({label}):")
+    print(f"  summarised {len(prepared.history)} messages (+{len(prepared.turn_prefix)} turn prefix),")
+    print(f"  request text {chars:,} chars")
+    print(
+        f"  audit: {len(audit.items)} items listed of {sum(audit.totals.values())} found in the newest "
+        f"{audit.scanned_messages} of {audit.span_messages} messages"
+    )
+    for name, seconds in (
+        ("view", view_s),
+        ("prepare", prepare_s),
+        ("serialise", serialise_s),
+        ("audit", audit_s),
+    ):
+        print(f"  {name:<10} {seconds * 1000:8.1f} ms")
+    verdict = "OK" if total < TARGET_S else "OVER TARGET"
+    print(f"  {'total':<10} {total * 1000:8.1f} ms  (target < {TARGET_S * 1000:.0f} ms: {verdict})")
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--entries", type=int, default=20_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    options = parser.parse_args()
+    worst = max(run(options.entries, options.repeats, halfway) for halfway in (False, True))
+    sys.exit(0 if worst < TARGET_S else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Summarising an abandoned branch on tree navigation (pi-behaviour §5, `branch-summarization.ts`).
+
+`prepare_branch_entries` walks the branch newest first within a token budget (tool results are
+dropped: their calls carry the context) and `generate_branch_summary` makes one call with pi's
+branch prompt (in pi-tui's words), 2048 output tokens and no reasoning. The result is prefixed with
+pi's preamble and followed by the file lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.messages import AgentMessage, ToolResultMessage
+from pi_tui.context.compaction.file_ops import FileOps, format_file_operations
+from pi_tui.context.compaction.prompts import (
+    BRANCH_SUMMARY_PREAMBLE,
+    BRANCH_SUMMARY_PROMPT,
+    NO_BRANCH_CONTENT,
+    NO_BRANCH_SUMMARY,
+    summary_request_text,
+    with_focus,
+)
+from pi_tui.context.compaction.rebuilt_context import summary_message
+from pi_tui.context.compaction.serialization import serialize_messages
+from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel, complete, reply_outcome
+from pi_tui.context.compaction.token_estimate import estimate_tokens
+from pi_tui.context.path_items import PathItem
+
+BRANCH_SUMMARY_MAX_TOKENS = 2048
+SUMMARY_OVERSHOOT_SHARE = 0.9
+"""A summary item over budget is still taken while the running total is under 90 % of it."""
+BRANCH_FAILED = "Summarization failed"
+
+
+@dataclass
+class BranchPreparation:
+    messages: list[AgentMessage]
+    file_ops: FileOps
+    total_tokens: int
+
+
+def branch_item_message(item: PathItem) -> AgentMessage | None:
+    """pi's branch mapping: messages except tool results, custom messages, branch and compaction summaries."""
+    if item.kind == "compaction" and item.compaction is not None:
+        return summary_message(item.compaction, item.timestamp)
+    if isinstance(item.message, ToolResultMessage):
+        return None
+    return item.message
+
+
+def prepare_branch_entries(items: Sequence[PathItem], token_budget: int = 0) -> BranchPreparation:
+    """Newest-first selection within `token_budget` (0: unlimited), returned in chronological order."""
+    file_ops = FileOps()
+    for item in items:
+        if item.kind == "branch_summary" and not item.branch_from_hook:
+            file_ops.add_details(item.branch_details)
+    selected: list[AgentMessage] = []
+    total = 0
+    for item in reversed(items):
+        message = branch_item_message(item)
+        if message is None:
+            continue
+        file_ops.add_message(message)
+        tokens = estimate_tokens(message)
+        if token_budget > 0 and total + tokens > token_budget:
+            is_summary = item.kind in ("compaction", "branch_summary")
+            if is_summary and total < token_budget * SUMMARY_OVERSHOOT_SHARE:
+                selected.append(message)
+                total += tokens
+            break
+        selected.append(message)
+        total += tokens
+    selected.reverse()
+    return BranchPreparation(selected, file_ops, total)
+
+
+@dataclass
+class BranchSummary:
+    summary: str
+    read_files: list[str] = field(default_factory=list)
+    modified_files: list[str] = field(default_factory=list)
+
+
+def branch_prompt(
+    messages: Sequence[AgentMessage], custom_instructions: str | None, replace_instructions: bool
+) -> str:
+    if replace_instructions and custom_instructions:
+        instructions = custom_instructions
+    else:
+        instructions = with_focus(BRANCH_SUMMARY_PROMPT, custom_instructions)
+    return summary_request_text(serialize_messages(messages), instructions)
+
+
+async def generate_branch_summary(
+    items: Sequence[PathItem],
+    target: SummaryModel,
+    reserve_tokens: int,
+    *,
+    custom_instructions: str | None = None,
+    replace_instructions: bool = False,
+    signal: AbortSignal | None = None,
+) -> BranchSummary | SummaryFailure:
+    """pi's `generateBranchSummary`; the budget is the model's window (or 128000) minus `reserve_tokens`."""
+    window = target.model.context_window or 128_000
+    prepared = prepare_branch_entries(items, window - reserve_tokens)
+    if not prepared.messages:
+        return BranchSummary(NO_BRANCH_CONTENT)
+    reply = await complete(
+        target,
+        branch_prompt(prepared.messages, custom_instructions, replace_instructions),
+        max_tokens=BRANCH_SUMMARY_MAX_TOKENS,
+        signal=signal,
+        reasoning=False,
+    )
+    if reply.stop_reason == "error":
+        return SummaryFailure(reply.error_message or BRANCH_FAILED)
+    outcome = reply_outcome(reply, BRANCH_FAILED)
+    if isinstance(outcome, SummaryFailure):
+        return outcome
+    read_files, modified_files = prepared.file_ops.lists()
+    summary = BRANCH_SUMMARY_PREAMBLE + outcome.text + format_file_operations(read_files, modified_files)
+    return BranchSummary(summary or NO_BRANCH_SUMMARY, read_files, modified_files)

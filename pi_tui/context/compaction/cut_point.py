@@ -1,0 +1,89 @@
+"""Where a compaction cuts the branch: pi's `findCutPoint` (pi-behaviour §4.5).
+
+The kept tail holds about `keep_recent_tokens` of the newest messages and always starts at a legal
+boundary: never at a tool result (its tool call would be lost), so cutting at an assistant reply
+keeps the tool results that follow it. When the boundary falls inside a turn (after its user
+message), the turn is "split" and its prefix gets a summary of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pi_tui.ai.messages import BashExecutionMessage, ToolResultMessage, UnknownMessage, UserMessage
+from pi_tui.context.compaction.token_estimate import estimate_tokens
+from pi_tui.context.path_items import PathItem
+
+_CUT_KINDS = frozenset({"branch_summary", "custom_message"})
+
+
+@dataclass(frozen=True)
+class CutPoint:
+    """`first_kept_index`: first item kept verbatim. `turn_start_index`: the user message (or other turn
+    opener) of the turn the cut splits, -1 when the cut is at a user message or no opener exists."""
+
+    first_kept_index: int
+    turn_start_index: int
+    is_split_turn: bool
+
+
+def is_valid_cut(item: PathItem) -> bool:
+    """A message item other than a tool result, or a branch summary / custom message entry."""
+    if item.kind == "message":
+        message = item.message
+        return message is not None and not isinstance(message, ToolResultMessage | UnknownMessage)
+    return item.kind in _CUT_KINDS
+
+
+def valid_cut_points(items: Sequence[PathItem], start: int, end: int) -> list[int]:
+    return [index for index in range(start, end) if is_valid_cut(items[index])]
+
+
+def _opens_turn(item: PathItem) -> bool:
+    if item.kind in _CUT_KINDS:
+        return True
+    return item.kind == "message" and isinstance(item.message, UserMessage | BashExecutionMessage)
+
+
+def find_turn_start_index(items: Sequence[PathItem], index: int, start: int) -> int:
+    """Nearest turn opener at or before `index` (not before `start`), or -1."""
+    for position in range(index, start - 1, -1):
+        if _opens_turn(items[position]):
+            return position
+    return -1
+
+
+def find_cut_point(items: Sequence[PathItem], start: int, end: int, keep_recent_tokens: int) -> CutPoint:
+    """pi's `findCutPoint` over `items[start:end]`, exactly, including its quirks:
+
+    - only `message` items are counted (custom messages and branch summaries are free);
+    - when the budget is crossed at `i`, the kept region starts at the first legal cut at or after
+      `i`; if there is none (only tool results after `i`), the first legal cut is used, i.e.
+      everything is kept;
+    - the cut then moves back over non-message items (settings, labels, custom entries…) until a
+      message or a compaction item or `start`.
+    """
+    cuts = valid_cut_points(items, start, end)
+    if not cuts:
+        return CutPoint(start, -1, False)
+    cut = cuts[0]
+    accumulated = 0
+    for index in range(end - 1, start - 1, -1):
+        item = items[index]
+        if item.kind != "message" or item.message is None:
+            continue
+        accumulated += estimate_tokens(item.message)
+        if accumulated >= keep_recent_tokens:
+            cut = next((candidate for candidate in cuts if candidate >= index), cut)
+            break
+    while cut > start:
+        previous = items[cut - 1]
+        if previous.kind in ("compaction", "message"):
+            break
+        cut -= 1
+    cut_item = items[cut]
+    if cut_item.kind == "message" and isinstance(cut_item.message, UserMessage):
+        return CutPoint(cut, -1, False)
+    turn_start = find_turn_start_index(items, cut, start)
+    return CutPoint(cut, turn_start, turn_start != -1)

@@ -1,0 +1,101 @@
+"""`/compact --preview` (beyond pi, R10.2): what a compaction would do, without calling a model.
+
+Shows the cut point, which items would be summarised (history and split-turn prefix) and which kept,
+with pi's chars/4 estimate for each, and tokens before / an estimate after. The summary's size is not
+known before it is written; the estimate assumes it is as large as the previous summary (an update
+mostly keeps its size) plus the file lists, and `summary_budget` gives its upper bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pi_tui.config.settings import CompactionSettings
+from pi_tui.context.compaction.file_ops import format_file_operations
+from pi_tui.context.compaction.preparation import CompactionPreparation, prepare_compaction, unprepared_reason
+from pi_tui.context.compaction.rebuilt_context import tokens_after_compaction
+from pi_tui.context.compaction.summaries import history_max_tokens
+from pi_tui.context.compaction.token_estimate import estimate_tokens
+from pi_tui.context.path_items import PathItem
+
+
+@dataclass(frozen=True)
+class PreviewItem:
+    entry_id: str
+    role: str
+    """The message role, or the item kind for items that carry no message."""
+    tokens: int
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {"id": self.entry_id, "role": self.role, "tokens": self.tokens}
+
+
+@dataclass(frozen=True)
+class CompactionPreview:
+    first_kept_entry_id: str
+    first_kept_index: int
+    is_split_turn: bool
+    summarized: list[PreviewItem]
+    turn_prefix: list[PreviewItem]
+    kept: list[PreviewItem]
+    tokens_before: int
+    tokens_after_estimate: int
+    summary_budget: int
+    has_previous_summary: bool
+    read_files: list[str]
+    modified_files: list[str]
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "firstKeptEntryId": self.first_kept_entry_id,
+            "isSplitTurn": self.is_split_turn,
+            "tokensBefore": self.tokens_before,
+            "tokensAfterEstimate": self.tokens_after_estimate,
+            "summaryBudget": self.summary_budget,
+            "hasPreviousSummary": self.has_previous_summary,
+            "summarized": [item.to_json_obj() for item in self.summarized],
+            "turnPrefix": [item.to_json_obj() for item in self.turn_prefix],
+            "kept": [item.to_json_obj() for item in self.kept],
+            "readFiles": self.read_files,
+            "modifiedFiles": self.modified_files,
+        }
+
+
+def _preview_items(items: Sequence[PathItem], start: int, end: int) -> list[PreviewItem]:
+    result: list[PreviewItem] = []
+    for item in items[max(start, 0) : end]:
+        if item.kind == "compaction":
+            continue
+        if item.message is not None:
+            result.append(PreviewItem(item.entry_id, item.message.role, estimate_tokens(item.message)))
+    return result
+
+
+def preview_from_preparation(items: Sequence[PathItem], prepared: CompactionPreparation) -> CompactionPreview:
+    read_files, modified_files = prepared.file_ops.lists()
+    assumed_summary = (prepared.previous_summary or "") + format_file_operations(read_files, modified_files)
+    prefix_start = prepared.turn_start_index if prepared.is_split_turn else prepared.first_kept_index
+    return CompactionPreview(
+        first_kept_entry_id=prepared.first_kept_entry_id,
+        first_kept_index=prepared.first_kept_index,
+        is_split_turn=prepared.is_split_turn,
+        summarized=_preview_items(items, prepared.boundary_start, prepared.history_end),
+        turn_prefix=_preview_items(items, prefix_start, prepared.first_kept_index),
+        kept=_preview_items(items, prepared.first_kept_index, len(items)),
+        tokens_before=prepared.tokens_before,
+        tokens_after_estimate=tokens_after_compaction(items, prepared.first_kept_index, assumed_summary),
+        summary_budget=history_max_tokens(prepared.settings.reserve_tokens),
+        has_previous_summary=prepared.previous_summary is not None,
+        read_files=read_files,
+        modified_files=modified_files,
+    )
+
+
+def preview_compaction(items: Sequence[PathItem], settings: CompactionSettings) -> CompactionPreview | str:
+    """The preview, or pi's reason why there is nothing to compact."""
+    prepared = prepare_compaction(items, settings)
+    if prepared is None:
+        return unprepared_reason(items)
+    return preview_from_preparation(items, prepared)

@@ -1,0 +1,245 @@
+"""Headless compaction commands (R10, R12), each `run_*_command(argv) -> exit code`, all with `--json`:
+
+- `pi-tui compactions <session> [--show ID]`: the timeline of every compaction across all branches;
+  `--show` prints one compaction's summary, its diff to the previous summary and its loss audit;
+- `pi-tui compact <session> [--preview] [--instructions TEXT] [--model REF --base-url URL --api-key KEY]`:
+  compact the session's current branch now (or only preview the cut, without a model call);
+- `pi-tui restore <session> <compaction-id>`: continue from just before a compaction; prints the new
+  leaf id.
+
+`<session>` is a path or a session-id prefix, resolved as `--session` is. Errors go to stderr with
+exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from pi_tui.ai.openai_provider import stream_openai
+from pi_tui.config.models import resolve_model
+from pi_tui.config.paths import sessions_root
+from pi_tui.config.settings import Settings
+from pi_tui.config.settings_files import load_settings
+from pi_tui.context.compaction.preview import CompactionPreview
+from pi_tui.context.compaction.summary_diff import format_summary_diff
+from pi_tui.session.compaction_ops import (
+    COMPACTION_CANCELLED,
+    compact_store,
+    preview_for_store,
+    restore_before,
+)
+from pi_tui.session.compaction_timeline import (
+    CompactionRecord,
+    audit_compaction,
+    diff_compaction,
+    list_compactions,
+)
+from pi_tui.session.entries import CompactionEntry
+from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session.store import SessionStore
+
+INTERRUPTED_EXIT = 130
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"pi-tui: {message}\n")
+    return 1
+
+
+def _print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def _open(arg: str, session_dir: str | None, *, writes: bool) -> SessionStore | str:
+    """The session named by `arg`, or why it cannot be opened. A command that only reads never
+    migrates an old-format file (that would rewrite it)."""
+    resolved = resolve_session_arg(arg, os.getcwd(), root=sessions_root(session_dir))
+    if isinstance(resolved, SessionArgError):
+        return resolved.message
+    if not resolved.is_file():
+        return f"no session file at {resolved}"
+    return SessionStore.open(Path(resolved), migrate=writes)
+
+
+def _session_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("session", help="session file path or session id prefix")
+    parser.add_argument("--json", action="store_true", help="JSON instead of text")
+    parser.add_argument("--session-dir", metavar="DIR", help="sessions root (default: $PI_TUI_HOME/sessions)")
+    return parser
+
+
+# --- pi-tui compactions ---------------------------------------------------------------------------
+
+
+def _tokens_after(record: CompactionRecord) -> str:
+    return str(record.tokens_after) if record.tokens_after is not None else "?"
+
+
+def print_timeline(records: list[CompactionRecord], out: TextIO) -> None:
+    if not records:
+        out.write("No compactions.\n")
+        return
+    for record in records:
+        marker = "*" if record.on_current_branch else " "
+        missing = sum(counts["missing"] for counts in record.audit.values())
+        listed = sum(counts["listed"] for counts in record.audit.values())
+        out.write(
+            f"{marker} {record.entry_id}  {record.timestamp}  {record.reason:<9}  "
+            f"{record.tokens_before:>7} -> {_tokens_after(record):>7}  "
+            f"kept from {record.first_kept_entry_id}  {record.model or '-'}  "
+            f"summary {record.summary_length} chars  audit {missing}/{listed} missing\n"
+        )
+    out.write("(* = on the current branch)\n")
+
+
+def _show(store: SessionStore, compaction_id: str, as_json: bool) -> int:
+    entry = store.get_entry(compaction_id)
+    diff = diff_compaction(store, compaction_id)
+    audit = audit_compaction(store, compaction_id)
+    if not isinstance(entry, CompactionEntry) or diff is None or audit is None:
+        return _fail(f"{compaction_id} is not a compaction entry")
+    if as_json:
+        _print_json(
+            {
+                "id": entry.id,
+                "summary": entry.summary,
+                "diff": [section.to_json_obj() for section in diff],
+                "audit": audit.to_json_obj(),
+            }
+        )
+        return 0
+    out = sys.stdout
+    out.write(f"Compaction {entry.id} ({entry.timestamp}), {entry.tokens_before} tokens before\n\n")
+    out.write(entry.summary.rstrip("\n") + "\n\n--- diff to the previous summary ---\n")
+    out.write(format_summary_diff(diff))
+    out.write("\n--- loss audit ---\n")
+    for item in audit.items:
+        state = "kept   " if item.survives else "MISSING"
+        out.write(f"{state}  {item.kind:<7}  {item.text}  ({item.count}x, {item.entry_id})\n")
+    return 0
+
+
+def run_compactions_command(argv: list[str]) -> int:
+    parser = _session_parser("pi-tui compactions", "List every compaction of a session, on all branches.")
+    parser.add_argument("--show", metavar="ID", help="one compaction: summary, diff and loss audit")
+    options = parser.parse_args(argv)
+    store = _open(options.session, options.session_dir, writes=False)
+    if isinstance(store, str):
+        return _fail(store)
+    if options.show:
+        return _show(store, options.show, options.json)
+    records = list_compactions(store)
+    if options.json:
+        _print_json([record.to_json_obj() for record in records])
+    else:
+        print_timeline(records, sys.stdout)
+    return 0
+
+
+# --- pi-tui compact -------------------------------------------------------------------------------
+
+
+def print_preview(preview: CompactionPreview, out: TextIO) -> None:
+    summarized = sum(item.tokens for item in preview.summarized + preview.turn_prefix)
+    kept = sum(item.tokens for item in preview.kept)
+    out.write(f"Cut before {preview.first_kept_entry_id}{' (split turn)' if preview.is_split_turn else ''}\n")
+    out.write(f"Summarised: {len(preview.summarized)} messages, ~{summarized} tokens")
+    if preview.turn_prefix:
+        out.write(f" (of which turn prefix: {len(preview.turn_prefix)} messages)")
+    out.write(f"\nKept: {len(preview.kept)} messages, ~{kept} tokens\n")
+    out.write(f"Tokens before: {preview.tokens_before}, after: ~{preview.tokens_after_estimate}")
+    out.write(f" (summary up to {preview.summary_budget})\n")
+    for label, items in (("summarised", preview.summarized + preview.turn_prefix), ("kept", preview.kept)):
+        for item in items:
+            out.write(f"  {label:<10} {item.entry_id}  {item.role:<17} {item.tokens:>7}\n")
+
+
+def _model_ref(options: argparse.Namespace, settings: Settings, store: SessionStore) -> str | None:
+    if options.model:
+        return str(options.model)
+    if settings.default_model:
+        provider = settings.default_provider
+        return f"{provider}/{settings.default_model}" if provider else settings.default_model
+    branch_model = store.build_context().model
+    return f"{branch_model.provider}/{branch_model.model_id}" if branch_model is not None else None
+
+
+def run_compact_command(argv: list[str]) -> int:
+    parser = _session_parser("pi-tui compact", "Compact a session's current branch (as /compact).")
+    parser.add_argument("--preview", action="store_true", help="show the cut and token counts; no model call")
+    parser.add_argument("--instructions", metavar="TEXT", help="additional focus for the summary")
+    parser.add_argument("--model", metavar="REF", help="provider/id or id (default: the session's model)")
+    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
+    parser.add_argument("--api-key", metavar="KEY", help="API key (default: from models.json / environment)")
+    options = parser.parse_args(argv)
+    store = _open(options.session, options.session_dir, writes=not options.preview)
+    if isinstance(store, str):
+        return _fail(store)
+    settings = load_settings(store.cwd).settings
+    if options.preview:
+        preview = preview_for_store(store, settings.compaction)
+        if isinstance(preview, str):
+            return _fail(preview)
+        if options.json:
+            _print_json(preview.to_json_obj())
+        else:
+            print_preview(preview, sys.stdout)
+        return 0
+    resolution = resolve_model(_model_ref(options, settings, store), options.base_url, options.api_key)
+    if resolution.model is None:
+        return _fail("; ".join(str(item) for item in resolution.diagnostics))
+    try:
+        outcome = asyncio.run(
+            compact_store(
+                store,
+                model=resolution.model,
+                api_key=resolution.api_key,
+                stream_fn=stream_openai,
+                settings=settings.compaction,
+                custom_instructions=options.instructions,
+                reason="manual",
+            )
+        )
+    except KeyboardInterrupt:  # the summary task was cancelled: nothing was appended
+        _fail(COMPACTION_CANCELLED)
+        return INTERRUPTED_EXIT
+    if outcome.error is not None:
+        if options.json:
+            _print_json(outcome.to_json_obj())
+        return _fail(outcome.error)
+    if options.json:
+        _print_json(outcome.to_json_obj())
+    else:
+        sys.stdout.write(
+            f"Compacted: {outcome.entry_id}  {outcome.tokens_before} -> {outcome.tokens_after} tokens"
+            f"  kept from {outcome.first_kept_entry_id}  ({outcome.duration_ms} ms)\n"
+        )
+    return 0
+
+
+# --- pi-tui restore -------------------------------------------------------------------------------
+
+
+def run_restore_command(argv: list[str]) -> int:
+    parser = _session_parser("pi-tui restore", "Continue from just before a compaction, on a new branch.")
+    parser.add_argument("compaction_id", help="id of the compaction entry to undo")
+    options = parser.parse_args(argv)
+    store = _open(options.session, options.session_dir, writes=True)
+    if isinstance(store, str):
+        return _fail(store)
+    outcome = restore_before(store, options.compaction_id)
+    if outcome.error is not None:
+        return _fail(outcome.error)
+    if options.json:
+        _print_json(outcome.to_json_obj())
+    else:
+        sys.stdout.write(f"{outcome.leaf_id}\n")
+    return 0

@@ -1,0 +1,236 @@
+"""`pi-tui context <session> [--json] [--leaf <id>] [--records N]`: the inspector's data as text or JSON.
+
+Works on pi's own session files too: without request records every figure comes from the transcript
+and is marked as an estimate. The window comes from models.json when the branch's model is listed there,
+else pi-tui's default window (said so in the output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any, TextIO
+
+from pydantic.alias_generators import to_camel
+
+from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.models import load_registry
+from pi_tui.config.settings_files import load_settings
+from pi_tui.session.context_rebuild import build_session_context
+from pi_tui.session.inspector import DEFAULT_RECORDS, InspectorCache, InspectorData, build_inspector_data
+from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session.store import SessionStore
+
+BAR_WIDTH = 60
+LARGEST_MESSAGES = 5
+BAR_PARTS = (
+    ("prefix", "P"),
+    ("summary", "S"),
+    ("kept", "K"),
+    ("new_tail", "N"),
+    ("free", "."),
+    ("reserve", "R"),
+)
+
+
+def _model_for(store: SessionStore, leaf_id: str | None) -> tuple[ModelConfig | None, str | None]:
+    """The branch's model with its window, and a note when the window is assumed."""
+    ref = build_session_context(store.entries, leaf_id if leaf_id is not None else store.leaf_id).model
+    if ref is None:
+        return None, "no model recorded on this branch: usage unknown"
+    found = load_registry().find(f"{ref.provider}/{ref.model_id}")
+    if found is not None:
+        return found, None
+    model = ModelConfig(id=ref.model_id, name=ref.model_id, provider=ref.provider)
+    return model, f"{model.ref} is not in models.json: window assumed {model.context_window} tokens"
+
+
+def budget_bar(data: InspectorData, width: int = BAR_WIDTH) -> str:
+    """One character per 1/`width` of the budget, the parts in order, rounded by largest remainder."""
+    split = data.geometry.split
+    values = [getattr(split, name) for name, _ in BAR_PARTS]
+    total = sum(values)
+    if total <= 0:
+        return "[" + " " * width + "]"
+    exact = [value * width / total for value in values]
+    cells = [int(x) for x in exact]
+    order = sorted(range(len(values)), key=lambda i: exact[i] - cells[i], reverse=True)
+    for i in order[: width - sum(cells)]:
+        cells[i] += 1
+    return "[" + "".join(mark * count for (_, mark), count in zip(BAR_PARTS, cells, strict=True)) + "]"
+
+
+def _camel(value: Any) -> Any:
+    """Dataclass dumps use Python names; the JSON uses camelCase throughout, like pi's files."""
+    if isinstance(value, dict):
+        return {to_camel(key): _camel(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_camel(item) for item in value]
+    return value
+
+
+def inspector_json(data: InspectorData, notes: list[str]) -> dict[str, Any]:
+    """The report as one JSON object (camelCase keys; records exactly as stored, but expanded)."""
+    document: dict[str, Any] = _camel(
+        {
+            "sessionId": data.session_id,
+            "leafId": data.leaf_id,
+            "model": data.model.ref if data.model is not None else None,
+            "source": data.source,
+            "notes": notes,
+            "usage": asdict(data.usage) if data.usage is not None else None,
+            "geometry": asdict(data.geometry),
+            "forecast": asdict(data.forecast),
+            "prefix": (
+                {
+                    "source": data.prefix.source,
+                    "tokens": data.prefix.tokens,
+                    "segments": [asdict(s) for s in data.prefix.segments],
+                }
+                if data.prefix is not None
+                else None
+            ),
+            "messageCount": data.message_count,
+            "contextTokens": data.context_tokens,
+            "records": [
+                {
+                    "entryId": view.entry_id,
+                    "record": view.record.model_dump(mode="json", by_alias=True, exclude_none=True),
+                    "drift": asdict(view.drift) if view.drift is not None else None,
+                }
+                for view in data.records
+            ],
+        }
+    )
+    return document
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def print_report(
+    data: InspectorData, notes: list[str], out: TextIO, largest: Sequence[tuple[str, str, int]] = ()
+) -> None:
+    """The human report; `largest` lists the biggest context messages as (key, zone, tokens)."""
+    geometry = data.geometry
+    split = geometry.split
+    model = data.model.ref if data.model is not None else "(none)"
+    out.write(f"Session {data.session_id}  leaf {data.leaf_id}  model {model}\n")
+    marked = (
+        "from request records" if data.source == "records" else "ESTIMATE (no request records on this branch)"
+    )
+    out.write(f"Source: {marked}\n")
+    for note in notes:
+        out.write(f"Note: {note}\n")
+    usage = data.usage
+    if usage is None or usage.tokens is None or usage.percent is None:
+        out.write(f"Context: ? / {_n(geometry.context_window)} (no usage since the last compaction)\n")
+    else:
+        how = (
+            f"{_n(usage.usage_tokens)} reported + {_n(usage.trailing_tokens)} estimated"
+            if usage.source == "usage"
+            else "all estimated"
+        )
+        out.write(
+            f"Context: {_n(usage.tokens)} / {_n(geometry.context_window)} ({usage.percent:.1f}%; {how})\n"
+        )
+    out.write(f"\nBudget {budget_bar(data)}\n")
+    prefix_note = "" if geometry.prefix_known else " (unknown)"
+    out.write(
+        f"  P prefix {_n(split.prefix)}{prefix_note} · S summary {_n(split.summary)}"
+        f" · K kept {_n(split.kept)} · N new {_n(split.new_tail)}"
+        f" · free {_n(split.free)} · R reserve {_n(split.reserve)}\n"
+    )
+    auto = "on" if geometry.auto_compaction else "off"
+    out.write(
+        f"  threshold {_n(geometry.threshold)} (window − reserve {_n(geometry.reserve_tokens)}; auto {auto})"
+        f" · tokens left {_n(geometry.tokens_left)} ({geometry.used_source})\n"
+    )
+    if geometry.boundary is not None:
+        out.write(
+            f"  keep-recent boundary: {geometry.boundary.entry_id}"
+            f" ({_n(geometry.boundary.tokens_kept)} tokens kept; target {_n(geometry.keep_recent_tokens)})\n"
+        )
+    else:
+        out.write(f"  keep-recent boundary: not computed (target {_n(geometry.keep_recent_tokens)} tokens)\n")
+    source = data.prefix.source if data.prefix is not None else "unknown: no request record"
+    out.write(f"\nSegments (prefix {source})\n")
+    for segment in data.prefix.segments if data.prefix is not None else ():
+        out.write(
+            f"  {segment.section:<8} {segment.key:<40} {_n(segment.tokens):>9}  {segment.fingerprint}\n"
+        )
+    for key, zone, count in largest:
+        out.write(f"  {'message':<8} {key + ' (' + zone + ')':<40} {_n(count):>9}\n")
+    messages = f"{data.message_count} messages in context"
+    out.write(f"  {'total':<8} {messages:<40} {_n(data.context_tokens):>9}\n")
+    if data.records:
+        out.write(f"\nRequests (last {len(data.records)})\n")
+        for view in data.records:
+            record = view.record
+            used = record.usage
+            reported = (
+                f"in {_n(used.input)} cached {_n(used.cache_read)} out {_n(used.output)}"
+                if used
+                else "no usage"
+            )
+            drift = view.drift
+            blame: str = "first" if drift is None else ("no drift" if not drift.drifted else drift.kind)
+            if drift is not None and drift.drifted:
+                blame += f" at {drift.segment} ({_n(drift.reprocessed_tokens)} re-processed)"
+            if drift is not None:
+                blame += f"; cacheable {_n(drift.cacheable_tokens)}"
+            out.write(
+                f"  {view.entry_id} {record.kind:<14} {_n(record.total_tokens()):>8} tok"
+                f"  {reported}  {blame}\n"
+            )
+    outlook = data.forecast
+    out.write("\nForecast: next request ≈ " + _n(outlook.next_request_tokens) + " tokens")
+    if outlook.typical_turn_tokens is not None:
+        out.write(
+            f"; typical turn {_n(outlook.typical_turn_tokens)} (median of last {outlook.turns_sampled})"
+        )
+    if outlook.turns_left is not None:
+        out.write(f"; ~{outlook.turns_left} turns before auto-compaction")
+    out.write("\n")
+
+
+def run_context_command(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="pi-tui context", description="Show a session's context usage, budget, requests and drift."
+    )
+    parser.add_argument("session", help="session file path or id prefix")
+    parser.add_argument("--json", action="store_true", help="one JSON object instead of the report")
+    parser.add_argument("--leaf", metavar="ID", help="entry id to inspect instead of the session's leaf")
+    parser.add_argument(
+        "--records", metavar="N", type=int, default=DEFAULT_RECORDS, help="request records shown"
+    )
+    options = parser.parse_args(argv)
+    resolved = resolve_session_arg(options.session, os.getcwd())
+    if isinstance(resolved, SessionArgError):
+        sys.stderr.write(f"pi-tui context: {resolved.message}\n")
+        return 1
+    if not resolved.is_file():
+        sys.stderr.write(f"pi-tui context: no session file at {resolved}\n")
+        return 1
+    store = SessionStore.open(resolved, migrate=False)
+    if options.leaf is not None and store.get_entry(options.leaf) is None:
+        sys.stderr.write(f"pi-tui context: entry {options.leaf} not found in {resolved}\n")
+        return 1
+    model, note = _model_for(store, options.leaf)
+    notes = [note] if note else []
+    settings = load_settings(store.cwd).settings
+    cache = InspectorCache()
+    data = build_inspector_data(
+        store, settings, model, leaf_id=options.leaf, record_limit=max(0, options.records), cache=cache
+    )
+    if options.json:
+        json.dump(inspector_json(data, notes), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print_report(data, notes, sys.stdout, cache.ledger.largest(LARGEST_MESSAGES))
+    return 0

@@ -1,0 +1,253 @@
+"""Compaction of a stored session: prepare from the store, summarise, append the entry; restore and
+re-compact (pi-behaviour §4.4-§4.8, R10).
+
+These are the functions `AgentSession` (triggers: after a run, before a prompt, overflow; decided by
+`pi_tui.context.compaction.triggers.check_compaction`) and the headless commands call. Every outcome
+is a value: failures carry pi's texts (`Nothing to compact (session too small)`, `Already
+compacted`, `Compaction cancelled`, `Compaction failed: <msg>`).
+
+Restore writes a marker: moving the leaf writes nothing in pi's format and a reopened file's leaf
+is its last line, so `restore_before` appends a `custom` entry `pi-tui.restore`
+(`data: {"compactionId": ...}`) as a child of the compaction's parent. It contributes nothing to the
+context (pi ignores custom entries), sits on the new branch, and makes the move survive a reopen.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.messages import ThinkingLevel, Usage
+from pi_tui.ai.stream import StreamFunction
+from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.settings import CompactionSettings
+from pi_tui.context.compaction.preparation import (
+    CompactionPreparation,
+    prepare_compaction,
+    unprepared_reason,
+)
+from pi_tui.context.compaction.preview import CompactionPreview, preview_compaction
+from pi_tui.context.compaction.rebuilt_context import tokens_after_compaction
+from pi_tui.context.compaction.summaries import summarize_compaction
+from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
+from pi_tui.context.path_items import PathItem
+from pi_tui.session.compaction_pins import active_pins
+from pi_tui.session.entries import CompactionEntry
+from pi_tui.session.ids import iso_to_ms
+from pi_tui.session.path_view import path_items
+from pi_tui.session.store import SessionError, SessionStore
+
+CompactionReason: TypeAlias = Literal["manual", "threshold", "overflow"]
+RESTORE_CUSTOM_TYPE = "pi-tui.restore"
+COMPACTION_FAILED = "Compaction failed"
+COMPACTION_CANCELLED = "Compaction cancelled"
+
+
+def branch_items(store: SessionStore, leaf_id: str | None = None) -> list[PathItem]:
+    """The neutral view of root → `leaf_id` (default: the current leaf)."""
+    return path_items(store.get_branch(leaf_id))
+
+
+def latest_compaction_ms(store: SessionStore) -> int | None:
+    """Timestamp (Unix ms) of the latest compaction on the current branch, for `check_compaction`."""
+    for entry in reversed(store.get_branch()):
+        if isinstance(entry, CompactionEntry):
+            return iso_to_ms(entry.timestamp)
+    return None
+
+
+def prepare_for_store(store: SessionStore, settings: CompactionSettings) -> CompactionPreparation | None:
+    """pi's `prepareCompaction` on the current branch (None: already compacted or nothing to keep)."""
+    return prepare_compaction(branch_items(store), settings)
+
+
+def preview_for_store(store: SessionStore, settings: CompactionSettings) -> CompactionPreview | str:
+    """`/compact --preview`: the preview, or why there is nothing to compact. No model call."""
+    return preview_compaction(branch_items(store), settings)
+
+
+@dataclass
+class CompactionOutcome:
+    """A finished compaction (`entry_id` set) or why there is none (`error`, `cancelled`)."""
+
+    entry_id: str | None = None
+    summary: str = ""
+    first_kept_entry_id: str | None = None
+    tokens_before: int = 0
+    tokens_after: int = 0
+    duration_ms: int = 0
+    usage: list[Usage] = field(default_factory=list)
+    pinned: list[str] = field(default_factory=list)
+    error: str | None = None
+    cancelled: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.entry_id is not None
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "entryId": self.entry_id,
+            "firstKeptEntryId": self.first_kept_entry_id,
+            "tokensBefore": self.tokens_before,
+            "tokensAfter": self.tokens_after,
+            "durationMs": self.duration_ms,
+            "usage": [usage.to_json_obj() for usage in self.usage],
+            "pinned": self.pinned,
+            "error": self.error,
+            "cancelled": self.cancelled,
+            "summary": self.summary,
+        }
+
+
+def compaction_details(
+    read_files: list[str],
+    modified_files: list[str],
+    *,
+    tokens_after: int,
+    model: ModelConfig,
+    duration_ms: int,
+    usage: list[Usage],
+    reason: CompactionReason,
+    pinned: list[str],
+) -> dict[str, Any]:
+    """pi's `{readFiles, modifiedFiles}` first (pi reads only those), then pi-tui's own keys."""
+    return {
+        "readFiles": read_files,
+        "modifiedFiles": modified_files,
+        "tokensAfter": tokens_after,
+        "model": model.ref,
+        "durationMs": duration_ms,
+        "summaryUsage": [item.to_json_obj() for item in usage],
+        "reason": reason,
+        "pinned": pinned,
+    }
+
+
+async def compact_store(
+    store: SessionStore,
+    *,
+    model: ModelConfig,
+    api_key: str | None,
+    stream_fn: StreamFunction,
+    settings: CompactionSettings,
+    custom_instructions: str | None = None,
+    reason: CompactionReason = "manual",
+    signal: AbortSignal | None = None,
+    thinking_level: ThinkingLevel | None = None,
+) -> CompactionOutcome:
+    """Prepare, summarise (one call, or two in parallel for a split turn) and append the entry.
+
+    The caller rebuilds its agent state from `store.build_context()` afterwards. Pinned items of the
+    session are carried into the summary. `thinking_level` defaults to the branch's level.
+    """
+    started = time.monotonic()
+    items = branch_items(store)
+    prepared = prepare_compaction(items, settings)
+    if prepared is None:
+        return CompactionOutcome(error=unprepared_reason(items))
+    if not store.writable:
+        return CompactionOutcome(error=f"{COMPACTION_FAILED}: session is read-only: {store.read_only_reason}")
+    level = thinking_level if thinking_level is not None else store.build_context().thinking_level
+    pins = [pin.text for pin in active_pins(store)]
+    target = SummaryModel(model=model, stream_fn=stream_fn, api_key=api_key, thinking_level=level)
+    result = await summarize_compaction(
+        prepared, target, custom_instructions=custom_instructions, pins=pins, signal=signal
+    )
+    if isinstance(result, SummaryFailure):
+        if result.cancelled:
+            return CompactionOutcome(error=COMPACTION_CANCELLED, cancelled=True)
+        return CompactionOutcome(error=f"{COMPACTION_FAILED}: {result.message}")
+    if signal is not None and signal.aborted:
+        return CompactionOutcome(error=COMPACTION_CANCELLED, cancelled=True)
+    tokens_after = tokens_after_compaction(items, prepared.first_kept_index, result.summary)
+    duration_ms = round((time.monotonic() - started) * 1000)
+    details = compaction_details(
+        result.read_files,
+        result.modified_files,
+        tokens_after=tokens_after,
+        model=model,
+        duration_ms=duration_ms,
+        usage=result.usages,
+        reason=reason,
+        pinned=result.pinned,
+    )
+    entry = store.append_compaction(
+        result.summary, result.first_kept_entry_id, result.tokens_before, details, from_hook=False
+    )
+    return CompactionOutcome(
+        entry_id=entry.id,
+        summary=result.summary,
+        first_kept_entry_id=result.first_kept_entry_id,
+        tokens_before=result.tokens_before,
+        tokens_after=tokens_after,
+        duration_ms=duration_ms,
+        usage=result.usages,
+        pinned=result.pinned,
+    )
+
+
+@dataclass(frozen=True)
+class RestoreOutcome:
+    """`leaf_id`: the new leaf (the `pi-tui.restore` marker); `restored_to`: the compaction's parent."""
+
+    leaf_id: str | None = None
+    restored_to: str | None = None
+    error: str | None = None
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {"leafId": self.leaf_id, "restoredTo": self.restored_to, "error": self.error}
+
+
+def restore_before(store: SessionStore, compaction_id: str) -> RestoreOutcome:
+    """Undo a compaction: continue from the entry just before it, on a new branch (R10.3).
+
+    The raw history is still in the file, so the rebuilt context holds the pre-compaction messages
+    again. The move is persisted with a `pi-tui.restore` marker entry (see the module docstring).
+    """
+    entry = store.get_entry(compaction_id)
+    if not isinstance(entry, CompactionEntry):
+        return RestoreOutcome(error=f"{compaction_id} is not a compaction entry")
+    if not store.writable:
+        return RestoreOutcome(error=f"session is read-only: {store.read_only_reason}")
+    try:
+        if entry.parent_id is None:
+            store.reset_leaf()
+        else:
+            store.branch(entry.parent_id)
+    except SessionError as error:
+        return RestoreOutcome(error=str(error))
+    marker = store.append_custom(RESTORE_CUSTOM_TYPE, {"compactionId": compaction_id})
+    return RestoreOutcome(leaf_id=marker.id, restored_to=entry.parent_id)
+
+
+async def recompact(
+    store: SessionStore,
+    compaction_id: str,
+    instructions: str | None,
+    *,
+    model: ModelConfig,
+    api_key: str | None,
+    stream_fn: StreamFunction,
+    settings: CompactionSettings,
+    signal: AbortSignal | None = None,
+    thinking_level: ThinkingLevel | None = None,
+) -> CompactionOutcome:
+    """Restore before `compaction_id`, then compact again with `instructions` (a manual compaction)."""
+    restored = restore_before(store, compaction_id)
+    if restored.error is not None:
+        return CompactionOutcome(error=restored.error)
+    return await compact_store(
+        store,
+        model=model,
+        api_key=api_key,
+        stream_fn=stream_fn,
+        settings=settings,
+        custom_instructions=instructions,
+        reason="manual",
+        signal=signal,
+        thinking_level=thinking_level,
+    )

@@ -1,0 +1,92 @@
+"""The loss audit: deterministic extraction from the summarised span and survival in the summary."""
+
+from __future__ import annotations
+
+from pi_tui.context.compaction.loss_audit import audit_span, error_lines, numbers_in, paths_in
+from pi_tui.context.compaction.preparation import SpanMessage, span_messages
+from tests.context.compaction.items import assistant, bash_run, tool_result, user
+
+
+def test_path_extraction_rules() -> None:
+    text = (
+        "Edit src/pi_tui/cli.py and ./run.sh, see /var/lib/widget and ~/x/y, plan.md, "
+        "and/or I/O, INFO/DEBUG/WARN, v1.2.3, https://example.com/a/b.py, notes.txt."
+    )
+    assert list(paths_in(text)) == [
+        "src/pi_tui/cli.py",
+        "./run.sh",
+        "/var/lib/widget",
+        "~/x/y",
+        "plan.md",
+        "notes.txt",
+    ]
+
+
+def test_numbers_need_a_unit_or_a_port() -> None:
+    text = "used 512 MB in 30s (95%), 1.5GB, port 8080, localhost:3000, at 10:41 on 2025-03-04, request 700"
+    assert list(numbers_in(text)) == ["512 MB", "30s", "95%", "1.5GB", "port 8080", "localhost:3000"]
+
+
+def test_error_lines() -> None:
+    text = "ok\nTraceback (most recent call last):\nValueError: bad\nno errors here\nbuild failed\n"
+    assert list(error_lines(text)) == [
+        "Traceback (most recent call last):",
+        "ValueError: bad",
+        "build failed",
+    ]
+
+
+def _span() -> list[SpanMessage]:
+    items = [
+        user("u1", "Deploy with 512 MB to /srv/app; keep port 8080"),
+        assistant(
+            "a1", "Running it.", [("bash", {"command": "make deploy"}), ("read", {"path": "cfg.toml"})]
+        ),
+        tool_result("t1", "make: *** [deploy] Error 2\nfatal: no space left", is_error=True),
+        tool_result("t2", "# Error codes\nE1: bad", name="read"),
+        bash_run("b1", "df -h", "Filesystem 100% full"),
+        assistant("a2", "Retrying", [("bash", {"command": "make deploy"})]),
+    ]
+    return span_messages(items, 0, len(items))
+
+
+def test_items_kinds_counts_sources_and_survival() -> None:
+    summary = "Deploy failed: `make: *** [deploy] Error 2`. Uses 512MB at /srv/app, cfg.toml read. PORT 8080."
+    audit = audit_span(_span(), summary)
+    found = {(item.kind, item.text): item for item in audit.items}
+    assert found[("command", "make deploy")].count == 2
+    assert found[("command", "make deploy")].entry_id == "a2"  # the most recent source
+    assert not found[("command", "make deploy")].survives
+    assert found[("command", "df -h")].entry_id == "b1"
+    assert found[("error", "make: *** [deploy] Error 2")].survives  # exact
+    assert not found[("error", "fatal: no space left")].survives
+    assert ("error", "# Error codes") not in found  # read results are file contents
+    assert found[("number", "512 MB")].survives  # normalised: whitespace dropped
+    assert found[("number", "port 8080")].survives  # normalised: case folded
+    assert found[("number", "100%")].survives is False
+    assert found[("path", "/srv/app")].survives and found[("path", "cfg.toml")].survives
+    assert audit.items[0].kind == "path"
+    counts = audit.counts()
+    assert counts["command"] == {"found": 2, "listed": 2, "missing": 2}
+    assert sum(c["missing"] for c in counts.values()) == len(audit.missing)
+
+
+def test_survival_needs_word_boundaries_after_normalising() -> None:
+    audit = audit_span(span_messages([user("u", "wait 30s")], 0, 1), "wait 130s")
+    assert [item.survives for item in audit.items] == [False]
+
+
+def test_output_is_capped_per_kind_most_frequent_first() -> None:
+    items = [user(f"u{n}", f"file{n}.py " * (n + 1)) for n in range(30)]
+    audit = audit_span(span_messages(items, 0, 30), "", max_per_kind=5)
+    assert [item.text for item in audit.items] == [f"file{n}.py" for n in (29, 28, 27, 26, 25)]
+    assert audit.totals["path"] == 30
+    assert audit.counts()["path"] == {"found": 30, "listed": 5, "missing": 5}
+
+
+def test_a_huge_span_is_read_newest_first_up_to_the_character_bound() -> None:
+    items = [user(f"u{n}", f"{'x' * 90} step{n}.py") for n in range(10)]
+    audit = audit_span(span_messages(items, 0, 10), "", max_chars=250)
+    assert (audit.span_messages, audit.scanned_messages) == (10, 3)
+    assert [item.text for item in audit.items] == ["step9.py", "step8.py", "step7.py"]
+    assert audit.to_json_obj()["scannedMessages"] == 3

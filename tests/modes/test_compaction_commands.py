@@ -1,0 +1,133 @@
+"""`pi-tui compactions | compact | restore` run as real subprocesses, with PI_TUI_HOME set by conftest.
+
+The commands are called through `run_*_command` (cli.py registers them), each in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from pi_tui.config.paths import session_dir_for_cwd, sessions_root
+from pi_tui.session.entries import CompactionEntry, CustomEntry
+from pi_tui.session.store import SessionStore
+from tests.context.compaction.session_support import long_session
+from tests.support.openai_server import OpenAIServer, text_reply
+
+_RUNNER = (
+    "import sys\n"
+    "from pi_tui.modes import compaction_commands as c\n"
+    "sys.exit(getattr(c, sys.argv[1])(sys.argv[2:]))\n"
+)
+
+
+def _args(command: str, *args: str) -> list[str]:
+    return [sys.executable, "-c", _RUNNER, f"run_{command}_command", *args]
+
+
+def run(command: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        _args(command, *args), capture_output=True, text=True, cwd=cwd, env=dict(os.environ), timeout=60
+    )
+
+
+def _fixture(tmp_path: Path, pi_fixtures: Path) -> Path:
+    path = tmp_path / "c.jsonl"
+    shutil.copy(pi_fixtures / "pi-sessions" / "c-auto-compaction.jsonl", path)
+    path.chmod(0o600)
+    return path
+
+
+def test_timeline_as_json_and_text(tmp_path: Path, pi_fixtures: Path) -> None:
+    path = _fixture(tmp_path, pi_fixtures)
+    result = run("compactions", str(path), "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert [row["id"] for row in rows] == ["4db33679", "f66ec6cb", "25ab72d3"]
+    assert rows[0]["reason"] == "unknown" and rows[0]["tokensBefore"] == 9400 and rows[0]["onCurrentBranch"]
+    text = run("compactions", str(path), cwd=tmp_path)
+    assert "* 4db33679" in text.stdout and "9400 ->       ?" in text.stdout
+
+
+def test_show_one_compaction(tmp_path: Path, pi_fixtures: Path) -> None:
+    path = _fixture(tmp_path, pi_fixtures)
+    result = run("compactions", str(path), "--show", "f66ec6cb", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["summary"].startswith("## Goal")
+    assert {section["heading"]: section["status"] for section in shown["diff"]}["## Progress"] == "changed"
+    assert shown["audit"]["counts"]["path"]["found"] >= 2
+    text = run("compactions", str(path), "--show", "f66ec6cb", cwd=tmp_path).stdout
+    assert "--- diff to the previous summary ---" in text and "Unchanged: ## Goal" in text
+    bad = run("compactions", str(path), "--show", "0db2ed98", cwd=tmp_path)
+    assert bad.returncode == 1 and "not a compaction entry" in bad.stderr
+
+
+def test_preview_uses_the_settings_and_calls_no_model(tmp_path: Path, pi_fixtures: Path) -> None:
+    path = _fixture(tmp_path, pi_fixtures)
+    settings = Path(os.environ["PI_TUI_HOME"]) / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"compaction": {"keepRecentTokens": 1000}}))
+    result = run("compact", str(path), "--preview", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    preview = json.loads(result.stdout)
+    assert preview["firstKeptEntryId"] == "413e3f77" and preview["isSplitTurn"] is False
+    assert [item["id"] for item in preview["kept"]] == ["413e3f77", "11edc4f8"]
+    assert preview["summarized"][0] == {"id": "62859023", "role": "user", "tokens": 1065}
+    assert preview["tokensBefore"] == 6100
+    text = run("compact", str(path), "--preview", cwd=tmp_path).stdout
+    assert text.startswith("Cut before 413e3f77\nSummarised: 6 messages")
+    assert path.read_bytes() == (pi_fixtures / "pi-sessions" / "c-auto-compaction.jsonl").read_bytes()
+
+
+def test_restore_prints_the_new_leaf_and_persists_it(tmp_path: Path, pi_fixtures: Path) -> None:
+    path = _fixture(tmp_path, pi_fixtures)
+    result = run("restore", str(path), "25ab72d3", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    leaf = result.stdout.strip()
+    store = SessionStore.open(path)
+    marker = store.get_entry(leaf)
+    assert store.leaf_id == leaf and isinstance(marker, CustomEntry)
+    assert marker.parent_id == "c7be840f" and marker.data == {"compactionId": "25ab72d3"}
+    context = store.build_context()
+    assert context.entry_ids[0] is None and context.entry_ids[1] == "aeb10ef8"  # the 2nd summary rules again
+    bad = run("restore", str(path), "zzzz", "--json", cwd=tmp_path)
+    assert bad.returncode == 1 and "zzzz is not a compaction entry" in bad.stderr
+    missing = run("restore", str(tmp_path / "none.jsonl"), "x", cwd=tmp_path)
+    assert missing.returncode == 1 and "no session file" in missing.stderr
+
+
+async def test_compact_through_the_loopback_server_by_session_id(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    store = long_session(session_dir_for_cwd(str(project), sessions_root()), cwd=str(project))
+    assert store.path is not None and store.path.is_file()
+    server = OpenAIServer()
+    await server.start()
+    try:
+        server.enqueue(text_reply("## Goal\nSummarised over HTTP"))
+        process = await asyncio.create_subprocess_exec(
+            *_args("compact", store.header.id[:13], "--json", "--instructions", "mind the tests",
+                   "--model", "test-model", "--base-url", server.base_url, "--api-key", "sk-x"),
+            cwd=project, env=dict(os.environ), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+    finally:
+        await server.stop()
+    assert process.returncode == 0, err.decode()
+    outcome = json.loads(out)
+    assert outcome["ok"] and outcome["summary"].startswith("## Goal\nSummarised over HTTP")
+    body = server.requests[0].body
+    assert body["model"] == "test-model"
+    assert body["messages"][1]["content"][0]["text"].endswith("Additional focus: mind the tests")
+    reopened = SessionStore.open(store.path)
+    entry = reopened.get_entry(outcome["entryId"])
+    assert isinstance(entry, CompactionEntry) and entry.details["reason"] == "manual"
+    assert entry.details["model"] == "openai/test-model"
+    again = run("compact", str(store.path), cwd=project)
+    assert again.returncode == 1 and "Already compacted" in again.stderr

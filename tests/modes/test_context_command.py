@@ -1,0 +1,142 @@
+"""`pi-tui context` on pi's own files and on a session with request records."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pi_tui.ai.messages import AssistantMessage, TextContent, Usage, UserMessage
+from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.paths import cwd_folder_name
+from pi_tui.context.accounting.record import REQUEST_CUSTOM_TYPE, build_request_record, record_entry_data
+from pi_tui.modes.context_command import run_context_command
+from pi_tui.session.store import SessionStore
+
+FIXTURES = ("a-plain", "b-tools", "c-auto-compaction", "f-tree")
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    assert run_context_command([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert isinstance(data, dict)
+    return data
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_pi_fixtures_are_reported_as_estimates(
+    pi_fixtures: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = pi_fixtures / "pi-sessions" / f"{name}.jsonl"
+    data = run_json(capsys, str(path))
+    assert data["source"] == "estimate" and data["records"] == []
+    assert data["model"] == "fake/fake-model"
+    assert any("window assumed" in note for note in data["notes"])  # type: ignore[union-attr]
+    geometry = data["geometry"]
+    assert isinstance(geometry, dict)
+    assert geometry["contextWindow"] == 128_000
+    split = geometry["split"]
+    assert sum(split.values()) == 128_000
+    last_line = path.read_text().splitlines()[-1]
+    assert data["leafId"] == json.loads(last_line)["id"]
+    assert run_context_command([str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "ESTIMATE" in text and "Budget [" in text and "Forecast: next request" in text
+
+
+def test_compacted_fixture_shows_all_parts_of_the_split(
+    pi_fixtures: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = run_json(capsys, str(pi_fixtures / "pi-sessions" / "c-auto-compaction.jsonl"))
+    split = data["geometry"]["split"]  # type: ignore[index]
+    assert split["summary"] > 0 and split["kept"] > 0 and split["newTail"] > 0
+    assert data["usage"]["source"] == "usage"  # type: ignore[index]
+    assert data["geometry"]["boundary"] is not None  # type: ignore[index]
+
+
+def test_leaf_option_and_unknown_leaf(pi_fixtures: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = pi_fixtures / "pi-sessions" / "f-tree.jsonl"
+    first = json.loads(path.read_text().splitlines()[1])["id"]
+    data = run_json(capsys, str(path), "--leaf", first)
+    assert data["leafId"] == first
+    assert run_context_command([str(path), "--leaf", "nope"]) == 1
+    assert "not found" in capsys.readouterr().err
+
+
+def test_missing_session_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_context_command([str(tmp_path / "none.jsonl")]) == 1
+    assert "no session file" in capsys.readouterr().err
+
+
+def write_recorded_session(folder: Path) -> Path:
+    model = ModelConfig(id="m1", provider="p")
+    store = SessionStore.create("/home/user/project", folder)
+    last = None
+    for turn in range(3):
+        store.append_message(UserMessage(content=f"private question {turn}", timestamp=turn))
+        context = store.build_context()
+        reply = AssistantMessage(
+            content=[TextContent(text=f"private answer {turn}")],
+            provider="p",
+            model="m1",
+            usage=Usage(input=50, output=5, cache_read=40 * turn, total_tokens=55 + 40 * turn),
+        )
+        built = build_request_record(
+            model=model,
+            system_prompt="You help.",
+            tools=[],
+            messages=context.messages,
+            entry_ids=context.entry_ids,
+            response=reply,
+            previous=last[1] if last else None,
+        )
+        store.append_message(reply)
+        entry = store.append_custom(REQUEST_CUSTOM_TYPE, record_entry_data(built, last))
+        last = (entry.id, built)
+    assert store.path is not None
+    return store.path
+
+
+def test_recorded_session_shows_requests_and_drift(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_recorded_session(tmp_path)
+    data = run_json(capsys, str(path), "--records", "2")
+    assert data["source"] == "records"
+    records = data["records"]
+    assert isinstance(records, list) and len(records) == 2
+    assert [item["drift"]["kind"] for item in records] == ["none", "none"]
+    assert records[-1]["record"]["usage"]["cacheRead"] == 80
+    assert "private" not in json.dumps(records)
+    assert run_context_command([str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "from request records" in text and "no drift" in text and "Requests (last 3)" in text
+
+
+def test_session_id_prefix_resolves_in_a_subprocess(pi_fixtures: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    folder = Path(os.environ["PI_CODING_AGENT_DIR"]) / "sessions" / cwd_folder_name(str(project))
+    folder.mkdir(parents=True)
+    source = pi_fixtures / "pi-sessions" / "a-plain.jsonl"
+    shutil.copy(source, folder / source.name)
+    session_id = json.loads(source.read_text().splitlines()[0])["id"]
+    code = (
+        "import sys; from pi_tui.modes.context_command import run_context_command as r; "
+        "sys.exit(r(sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, session_id[:13], "--json"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=dict(os.environ),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["sessionId"] == session_id
