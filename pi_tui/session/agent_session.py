@@ -13,10 +13,8 @@ commands (`user_bash_runner`), the queue texts (`queued_texts`), tree moves (`tr
 from __future__ import annotations
 
 import asyncio
-import datetime
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from pi_tui.agent.agent import Agent, AgentOptions
@@ -25,11 +23,9 @@ from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.messages import (
-    THINKING_LEVELS,
     AssistantMessage,
     BashExecutionMessage,
     CustomMessage,
-    TextContent,
     ThinkingLevel,
     ToolResultMessage,
     UserMessage,
@@ -39,6 +35,8 @@ from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
+from pi_tui.session.auto_compaction import AutoCompaction
+from pi_tui.session.compaction_ops import CompactionOutcome
 from pi_tui.session.events import (
     AnyEvent,
     ModelChangedEvent,
@@ -48,22 +46,26 @@ from pi_tui.session.events import (
     ThinkingLevelChangedEvent,
 )
 from pi_tui.session.failure_recovery import FailureRecovery
-from pi_tui.session.ids import iso_to_ms
 from pi_tui.session.queued_texts import QueuedTexts
-from pi_tui.session.stats import SessionStats, session_stats
+from pi_tui.session.request_recorder import RequestRecorder
+from pi_tui.session.session_setup import (
+    DEFAULT_THINKING_LEVEL,
+    available_thinking_levels,
+    clamp_thinking,
+    has_thinking_entry,
+    record_model_and_thinking,
+    session_date,
+    session_tools,
+    user_bash_options,
+)
+from pi_tui.session.stats import SessionStats, last_assistant_message, last_assistant_text, session_stats
 from pi_tui.session.store import SessionStore
 from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
-from pi_tui.session.user_bash import UserBashOptions
 from pi_tui.session.user_bash_runner import UserBashRunner
-from pi_tui.tools.registry import ToolLimits, build_tools, select_tools
-
-SPILL_FOLDER_NAME = "spill"
-DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium"
+from pi_tui.tools.registry import select_tools
 
 SessionListener: TypeAlias = Callable[[AnyEvent], Awaitable[None] | None]
 ResourceReloader: TypeAlias = Callable[[], Resources]
-# `xhigh` is sent as `high` by the provider, so cycling stops at `high` as pi does for such models.
-CYCLED_THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
 
 
 class SessionBusyError(RuntimeError):
@@ -85,20 +87,6 @@ class SessionConfig:
     """How `reload()` re-reads the resources (default: `load_resources(cwd)`)."""
 
 
-def clamp_thinking(level: ThinkingLevel, model: ModelConfig | None) -> ThinkingLevel:
-    """Models without reasoning only take `off`; `xhigh` is sent as `high` by the provider."""
-    if model is None or not model.reasoning:
-        return "off"
-    return level if level in THINKING_LEVELS else DEFAULT_THINKING_LEVEL
-
-
-def spill_dir_for(store: SessionStore) -> Path | None:
-    """Spilled tool output lives beside the session file, so it survives and leaves with the session."""
-    if store.path is None:
-        return None
-    return store.path.parent / SPILL_FOLDER_NAME / store.session_id
-
-
 class AgentSession:
     """Runs one session: prompts, queues, abort, persistence, events."""
 
@@ -110,15 +98,17 @@ class AgentSession:
         self._listeners: list[SessionListener] = []
         self._base_stream_fn = config.stream_fn or _default_stream_fn()
         self._recovery = FailureRecovery(self)
+        self._compaction = AutoCompaction(self)
+        self._recorder = RequestRecorder(self.store)
         self._tree_signal: AbortSignal | None = None
         self._bash = UserBashRunner(self)
         self._queued = QueuedTexts()
         self._reload_resources = config.reload_resources or (lambda: load_resources(self.resources.cwd))
         settings = self.resources.settings
-        self.tools_by_name = self._build_tools()
+        self.tools_by_name = session_tools(self.resources, self.store)
         self.active_tools: list[AgentTool[Any]] = select_tools(self.tools_by_name, config.tool_names)
         existing = self.store.build_context()
-        thinking_recorded = _has_thinking_entry(self.store)
+        thinking_recorded = has_thinking_entry(self.store)
         requested = config.thinking_level or (
             existing.thinking_level
             if thinking_recorded
@@ -140,50 +130,14 @@ class AgentSession:
             tools=self.active_tools,
             messages=existing.messages,
         )
-        self._record_model_and_thinking(existing.model is None, not thinking_recorded)
+        record_model_and_thinking(self.store, self.model, self.thinking_level)
         self.agent.subscribe(self._on_agent_event)
-
-    # --- construction helpers -------------------------------------------------------------------
-
-    def _build_tools(self) -> dict[str, AgentTool[Any]]:
-        settings = self.resources.settings
-        return build_tools(
-            str(self.resources.cwd),
-            limits=ToolLimits(max_lines=settings.tools.max_lines, max_bytes=settings.tools.max_bytes),
-            spill_dir=spill_dir_for(self.store),
-            shell_path=settings.shell_path,
-            command_prefix=settings.shell_command_prefix,
-        )
 
     def _build_system_prompt(self) -> SystemPrompt:
         tools = [
             ToolPrompt(tool.name, tool.prompt_snippet, tool.prompt_guidelines) for tool in self.active_tools
         ]
-        return self.resources.system_prompt(tools=tools, date=self.session_date)
-
-    @property
-    def session_date(self) -> datetime.date:
-        """The session's start date: the only date in the prompt, so the prefix stays stable for days."""
-        started = iso_to_ms(self.store.header.timestamp)
-        if started is None:
-            return datetime.date.today()
-        return datetime.datetime.fromtimestamp(started / 1000).date()
-
-    def _record_model_and_thinking(self, no_model_recorded: bool, no_thinking_recorded: bool) -> None:
-        if self.store.read_only_reason is not None:
-            return
-        if self.model is not None and (no_model_recorded or not self._model_matches_branch()):
-            self.store.append_model_change(self.model.provider, self.model.id)
-        if no_thinking_recorded:
-            self.store.append_thinking_level_change(self.thinking_level)
-
-    def _model_matches_branch(self) -> bool:
-        recorded = self.store.build_context().model
-        return (
-            self.model is not None
-            and recorded is not None
-            and self.model.same_model(recorded.provider, recorded.model_id)
-        )
+        return self.resources.system_prompt(tools=tools, date=session_date(self.store))
 
     @property
     def api_key(self) -> str | None:
@@ -197,6 +151,17 @@ class AgentSession:
         self, model: ModelConfig, context: LlmContext, options: StreamOptions
     ) -> AsyncIterator[StreamEvent]:
         # Session-level retries are visible (countdown, Esc); the SDK's own silent retries would hide them.
+        stream = self.stream_fn(model, context, options)
+        return self._recorder.wrap(stream, model=model, system_prompt=self.system_prompt, tools=context.tools)
+
+    @property
+    def stream_fn(self) -> StreamFunction:
+        """The provider as the session calls it (summary calls use it directly, unrecorded)."""
+        return self._provider_call
+
+    def _provider_call(
+        self, model: ModelConfig, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[StreamEvent]:
         if options.max_retries is None:
             options = replace(options, max_retries=0)
         return self._base_stream_fn(model, context, options)
@@ -215,10 +180,16 @@ class AgentSession:
 
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal) -> None:
         message = event.message if isinstance(event, MessageStartEvent) else None
-        if isinstance(message, UserMessage) and self._queued.delivered(content_text(message.content)):
-            await self.emit(self._queued.event())
+        if isinstance(message, UserMessage):
+            self._compaction.note_progress()
+            if self._queued.delivered(content_text(message.content)):
+                await self.emit(self._queued.event())
         if isinstance(event, MessageEndEvent):
             await self._persist(event)
+            if isinstance(event.message, AssistantMessage):
+                await self._recorder.flush()
+                if not event.message.failed:
+                    self._compaction.note_progress()
         await self.emit(event)
 
     async def emit(self, event: AnyEvent) -> None:
@@ -257,9 +228,28 @@ class AgentSession:
             raise SessionBusyError("No model configured: pass --model or add one to models.json")
         expanded = self.resources.expand_input(text)
         await self._bash.flush()
+        await self._compaction.check(before_prompt=True)
         self.agent.state.system_prompt = self.system_prompt.text
         await self.agent.prompt(expanded)
-        await self._recovery.run()
+        await self._after_run()
+
+    async def _after_run(self) -> None:
+        """Retries and fallback first; then pi's compaction check, which may continue the run once."""
+        while True:
+            await self._recovery.run()
+            if not await self._compaction.check(before_prompt=False):
+                return
+
+    async def compact(self, instructions: str | None = None) -> CompactionOutcome:
+        """`/compact [instructions]`: stop any run, then summarise the older part of the branch."""
+        if self.agent.is_running:
+            self.agent.abort()
+            await self.agent.wait_for_idle()
+        return await self._compaction.compact("manual", instructions)
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._compaction.is_compacting
 
     def switch_model(self, model: ModelConfig, api_key: str | None) -> None:
         """Use `model` from now on and record it; no event (callers announce why it changed)."""
@@ -302,6 +292,7 @@ class AgentSession:
     def abort(self) -> None:
         """Stop whatever runs: a retry countdown, a user command, a branch summary and the agent's run."""
         self._recovery.cancel()
+        self._compaction.cancel()
         self._bash.cancel()
         if self._tree_signal is not None:
             self._tree_signal.abort()
@@ -332,7 +323,7 @@ class AgentSession:
         await self.emit(ThinkingLevelChangedEvent(clamped))
 
     def available_thinking_levels(self) -> tuple[ThinkingLevel, ...]:
-        return CYCLED_THINKING_LEVELS if self.model is not None and self.model.reasoning else ("off",)
+        return available_thinking_levels(self.model)
 
     async def cycle_thinking_level(self) -> ThinkingLevel | None:
         """The next level (Shift+Tab); None when the model has no reasoning levels to cycle."""
@@ -363,7 +354,7 @@ class AgentSession:
         """Re-read settings and resources for the session's cwd (`/reload`); True if the prompt changed."""
         self.resources = await asyncio.to_thread(self._reload_resources)
         # New settings (output limits, shell) reach the tools; the active set stays as it was.
-        self.tools_by_name = self._build_tools()
+        self.tools_by_name = session_tools(self.resources, self.store)
         self.active_tools = select_tools(self.tools_by_name, [tool.name for tool in self.active_tools])
         self.agent.state.tools = self.active_tools
         return await self._rebuild_system_prompt("reload")
@@ -403,15 +394,7 @@ class AgentSession:
         so a tool call and its result are never split. One command at a time (else
         `UserBashBusyError`); `abort()` cancels it.
         """
-        settings = self.resources.settings
-        options = UserBashOptions(
-            cwd=str(self.resources.cwd),
-            spill_dir=spill_dir_for(self.store),
-            max_lines=settings.tools.max_lines,
-            max_bytes=settings.tools.max_bytes,
-            shell_path=settings.shell_path,
-            command_prefix=settings.shell_command_prefix,
-        )
+        options = user_bash_options(self.resources, self.store)
         return await self._bash.run(command, options, exclude_from_context=exclude_from_context)
 
     def abort_bash(self) -> None:
@@ -437,13 +420,9 @@ class AgentSession:
         if summarize:
             target = None
             if self.model is not None:
-                target = SummaryModel(self.model, self._stream, self._api_key, self.thinking_level)
-            request = SummaryRequest(
-                target,
-                self.resources.settings.branch_summary.reserve_tokens,
-                custom_instructions,
-                replace_instructions,
-            )
+                target = SummaryModel(self.model, self.stream_fn, self._api_key, self.thinking_level)
+            reserve = self.resources.settings.branch_summary.reserve_tokens
+            request = SummaryRequest(target, reserve, custom_instructions, replace_instructions)
         self._tree_signal = signal = AbortSignal()
         try:
             result = await navigate_tree(self.store, target_id, summary=request, label=label, signal=signal)
@@ -459,25 +438,10 @@ class AgentSession:
     # --- queries --------------------------------------------------------------------------------
 
     def last_assistant_message(self) -> AssistantMessage | None:
-        for message in reversed(self.agent.state.messages):
-            if isinstance(message, AssistantMessage):
-                return message
-        return None
+        return last_assistant_message(self.agent.state.messages)
 
     def last_assistant_text(self) -> str | None:
-        """pi's `getLastAssistantText`: skips aborted replies that said nothing; text blocks, trimmed."""
-        for message in reversed(self.agent.state.messages):
-            if not isinstance(message, AssistantMessage):
-                continue
-            if message.stop_reason == "aborted" and not message.content:
-                continue
-            text = "".join(block.text for block in message.content if isinstance(block, TextContent))
-            return text.strip()
-        return None
-
-
-def _has_thinking_entry(store: SessionStore) -> bool:
-    return any(entry.type == "thinking_level_change" for entry in store.get_branch())
+        return last_assistant_text(self.agent.state.messages)
 
 
 def _default_stream_fn() -> StreamFunction:

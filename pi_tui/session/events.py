@@ -183,8 +183,61 @@ class SessionTreeEvent:
         return obj
 
 
+CompactionReasonName: TypeAlias = Literal["manual", "threshold", "overflow"]
+
+
+@dataclass(frozen=True)
+class CompactionStartEvent:
+    reason: CompactionReasonName
+    type: Literal["compaction_start"] = field(default="compaction_start", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """pi's `CompactionResult`, plus the entry id and the token count after, for front ends."""
+
+    entry_id: str
+    summary: str
+    first_kept_entry_id: str
+    tokens_before: int
+    tokens_after: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary,
+            "firstKeptEntryId": self.first_kept_entry_id,
+            "tokensBefore": self.tokens_before,
+            "tokensAfter": self.tokens_after,
+            "entryId": self.entry_id,
+        }
+
+
+@dataclass(frozen=True)
+class CompactionEndEvent:
+    reason: CompactionReasonName
+    result: CompactionResult | None = None
+    aborted: bool = False
+    will_retry: bool = False
+    error_message: str | None = None
+    type: Literal["compaction_end"] = field(default="compaction_end", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"type": self.type, "reason": self.reason}
+        if self.result is not None:
+            obj["result"] = self.result.to_json()
+        obj.update({"aborted": self.aborted, "willRetry": self.will_retry})
+        if self.error_message is not None:
+            obj["errorMessage"] = self.error_message
+        return obj
+
+
 SessionEvent: TypeAlias = (
-    AutoRetryStartEvent
+    CompactionStartEvent
+    | CompactionEndEvent
+    | AutoRetryStartEvent
     | AutoRetryEndEvent
     | ModelFallbackEvent
     | QueueUpdateEvent

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_tui.ai.messages import AgentMessage, AssistantMessage, ToolResultMessage, UserMessage
+from pi_tui.ai.messages import AgentMessage, AssistantMessage, TextContent, ToolResultMessage, UserMessage
 from pi_tui.context.compaction.token_estimate import estimate_context_tokens
 
 
@@ -103,3 +103,21 @@ def session_stats(
         cost=sum(item.cost.total for item in usage),
         context_usage=context,
     )
+
+
+def last_assistant_message(messages: Sequence[AgentMessage]) -> AssistantMessage | None:
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage):
+            return message
+    return None
+
+
+def last_assistant_text(messages: Sequence[AgentMessage]) -> str | None:
+    """pi's `getLastAssistantText`: skips aborted replies that said nothing; text blocks, trimmed."""
+    for message in reversed(messages):
+        if not isinstance(message, AssistantMessage):
+            continue
+        if message.stop_reason == "aborted" and not message.content:
+            continue
+        return "".join(block.text for block in message.content if isinstance(block, TextContent)).strip()
+    return None

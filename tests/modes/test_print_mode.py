@@ -85,7 +85,9 @@ async def test_print_prints_the_answer_and_persists_the_session(
         "thinking_level_change",
         "message",
         "message",
+        "custom",
     ]
+    assert store.entries[-1].to_json_obj()["customType"] == "pi-tui.request"
     assert store.build_context().messages[-1].role == "assistant"
     assert SECRET not in file.read_text()
     assert oct(file.stat().st_mode & 0o777) == "0o600"

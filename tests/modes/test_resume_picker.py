@@ -118,7 +118,8 @@ async def test_continuing_a_pi_session_appends_pi_entries(
     data = target.read_bytes()
     assert data.startswith(original)
     added = [json.loads(line) for line in data[len(original) :].decode().splitlines()]
-    assert [line["type"] for line in added] == ["model_change", "message", "message"]
+    # pi-tui's request record is a `custom` entry, which pi ignores.
+    assert [line["type"] for line in added] == ["model_change", "message", "message", "custom"]
     assert added[1]["parentId"] == added[0]["id"] and added[0]["parentId"] is not None
     assert added[1]["message"]["role"] == "user" and added[2]["message"]["role"] == "assistant"
     assert SessionStore.open(target).build_context().messages[-1].role == "assistant"

@@ -52,7 +52,8 @@ async def test_collect_stops_at_the_common_ancestor(openai_server: OpenAIServer,
     collected = collect_entries_for_branch_summary(store, store.leaf_id, messages[1].id)
 
     assert collected.common_ancestor_id == messages[1].id
-    assert [entry.id for entry in collected.entries] == [entry.id for entry in messages[2:]]
+    collected_messages = [entry.id for entry in collected.entries if entry.type == "message"]
+    assert collected_messages == [entry.id for entry in messages[2:]]
     assert collect_entries_for_branch_summary(store, None, messages[1].id).entries == []
 
 
@@ -126,7 +127,7 @@ async def test_navigate_without_summary_to_a_user_message_reopens_it(
     result = await session.navigate_tree(messages[2].id)
 
     assert result.editor_text == "q2" and result.summary_entry is None
-    assert session.store.leaf_id == messages[1].id
+    assert session.store.leaf_id == messages[2].parent_id
     assert len(session.store.entries) == count  # moving the leaf writes nothing
     assert [message.role for message in session.agent.state.messages] == ["user", "assistant"]
     assert len(openai_server.requests) == 3

@@ -233,7 +233,7 @@ async def test_a_session_whose_cwd_is_gone_needs_an_override(
 async def test_resume_restores_the_session_model_when_configured(
     openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
-    write_models(openai_server, PLAIN, {"id": "other", "contextWindow": 16000})
+    write_models(openai_server, PLAIN, {"id": "other", "contextWindow": 64000})
     alpha, beta = make_project(tmp_path, "alpha"), make_project(tmp_path, "beta")
     other = resolve_model("local/other")
     assert other.model is not None

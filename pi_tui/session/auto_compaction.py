@@ -1,0 +1,181 @@
+"""Compaction in a live session: `/compact`, the threshold check, overflow recovery (pi-behaviour §4.3, §4.8).
+
+The decision is `check_compaction` (pure, in `context/compaction`); the work is `compact_store`. This
+module runs them at the right moments, rebuilds the agent's state from the session file afterwards,
+emits `compaction_start` / `compaction_end`, and continues the run once after an overflow. A second
+overflow in a row is reported, never retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+from pi_tui.agent.agent import Agent
+from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.messages import AssistantMessage, ThinkingLevel
+from pi_tui.ai.stream import StreamFunction
+from pi_tui.config.model_config import ModelConfig
+from pi_tui.context.compaction.triggers import (
+    OVERFLOW_RECOVERY_FAILED,
+    auto_compaction_error,
+    check_compaction,
+)
+from pi_tui.context.resources import Resources
+from pi_tui.session.compaction_ops import (
+    COMPACTION_FAILED,
+    CompactionOutcome,
+    compact_store,
+    latest_compaction_ms,
+)
+from pi_tui.session.events import (
+    AnyEvent,
+    CompactionEndEvent,
+    CompactionReasonName,
+    CompactionResult,
+    CompactionStartEvent,
+)
+from pi_tui.session.store import SessionStore
+
+CONTINUE_DELAY_S = 0.1
+"""pi waits this long after compacting before it continues the interrupted run."""
+
+
+class CompactingSession(Protocol):
+    agent: Agent
+    model: ModelConfig | None
+    resources: Resources
+    store: SessionStore
+    thinking_level: ThinkingLevel
+
+    @property
+    def api_key(self) -> str | None: ...
+
+    @property
+    def stream_fn(self) -> StreamFunction: ...
+
+    def last_assistant_message(self) -> AssistantMessage | None: ...
+
+    async def emit(self, event: AnyEvent) -> None: ...
+
+
+class AutoCompaction:
+    """Owns the compaction signal (Esc cancels) and pi's one-shot overflow flag."""
+
+    def __init__(self, session: CompactingSession) -> None:
+        self._session = session
+        self._signal: AbortSignal | None = None
+        self._overflow_attempted = False
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._signal is not None
+
+    def cancel(self) -> None:
+        if self._signal is not None:
+            self._signal.abort()
+
+    def note_progress(self) -> None:
+        """A user message or a successful reply: the next overflow may be recovered from again."""
+        self._overflow_attempted = False
+
+    async def compact(
+        self,
+        reason: CompactionReasonName = "manual",
+        instructions: str | None = None,
+        *,
+        will_retry: bool = False,
+    ) -> CompactionOutcome:
+        session = self._session
+        await session.emit(CompactionStartEvent(reason))
+        if session.model is None:
+            outcome = CompactionOutcome(error="No model configured")
+        else:
+            self._signal = signal = AbortSignal()
+            try:
+                outcome = await compact_store(
+                    session.store,
+                    model=session.model,
+                    api_key=session.api_key,
+                    stream_fn=session.stream_fn,
+                    settings=session.resources.settings.compaction,
+                    custom_instructions=instructions,
+                    reason=reason,
+                    signal=signal,
+                    thinking_level=session.thinking_level,
+                )
+            finally:
+                self._signal = None
+        if outcome.entry_id is not None and outcome.first_kept_entry_id is not None:
+            session.agent.state.messages = session.store.build_context().messages
+            result = CompactionResult(
+                outcome.entry_id,
+                outcome.summary,
+                outcome.first_kept_entry_id,
+                outcome.tokens_before,
+                outcome.tokens_after,
+            )
+            await session.emit(CompactionEndEvent(reason, result=result, will_retry=will_retry))
+        else:
+            await session.emit(
+                CompactionEndEvent(
+                    reason, aborted=outcome.cancelled, error_message=_reported_error(reason, outcome)
+                )
+            )
+        return outcome
+
+    async def check(self, *, before_prompt: bool) -> bool:
+        """Run pi's automatic check; True when a run was continued (the caller checks again after it)."""
+        session = self._session
+        reply = session.last_assistant_message()
+        settings = session.resources.settings.compaction
+        if reply is None or session.store.read_only_reason is not None:
+            return False
+        trigger = check_compaction(
+            reply,
+            session.agent.state.messages,
+            model=session.model,
+            settings=settings,
+            latest_compaction_ms=latest_compaction_ms(session.store),
+            skip_aborted=not before_prompt,
+            overflow_attempted=self._overflow_attempted,
+        )
+        if trigger.kind == "overflow_failed":
+            await session.emit(CompactionEndEvent("overflow", error_message=OVERFLOW_RECOVERY_FAILED))
+            return False
+        if trigger.kind == "overflow":
+            self._overflow_attempted = True
+            _drop_failed_reply(session.agent)
+            outcome = await self.compact("overflow", will_retry=True)
+            if outcome.entry_id is None:
+                return False
+            _drop_failed_reply(session.agent)
+            await asyncio.sleep(CONTINUE_DELAY_S)
+            await session.agent.continue_()
+            return True
+        if trigger.kind == "threshold":
+            outcome = await self.compact("threshold")
+            if outcome.entry_id is not None and session.agent.has_queued_messages() and not before_prompt:
+                await asyncio.sleep(CONTINUE_DELAY_S)
+                await session.agent.continue_()
+                return True
+        return False
+
+
+def _reported_error(reason: CompactionReasonName, outcome: CompactionOutcome) -> str | None:
+    """Manual: every refusal is shown. Automatic: only a failed summary call; "nothing to compact"
+    ends silently, as in pi."""
+    if outcome.cancelled or outcome.error is None:
+        return None
+    if reason == "manual":
+        return outcome.error
+    failed_prefix = f"{COMPACTION_FAILED}: "
+    if outcome.error.startswith(failed_prefix):
+        return auto_compaction_error(reason, outcome.error.removeprefix(failed_prefix))
+    return None
+
+
+def _drop_failed_reply(agent: Agent) -> None:
+    messages = agent.state.messages
+    if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].failed:
+        agent.state.messages = messages[:-1]

@@ -1,0 +1,125 @@
+"""A request record for every model call of a session, stored as `pi-tui.request` custom entries (R8.1).
+
+The stream is wrapped to time it (time to first token, total) and to capture the final reply; the
+record is measured from what was sent (system prompt segments, tool schemas, the session's context
+messages with their entry ids) and appended right after the reply's own entry. Records hold counts
+and hashes only. Most are stored as deltas against a recent full record, so the file grows with the
+new messages of each request, not with the whole context every time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+from pi_tui.ai.messages import AgentMessage, AssistantMessage
+from pi_tui.ai.stream import StreamEvent, ToolSpec
+from pi_tui.config.model_config import ModelConfig
+from pi_tui.context.accounting.measure import MeasureCache
+from pi_tui.context.accounting.record import (
+    REQUEST_CUSTOM_TYPE,
+    RequestRecord,
+    build_request_record,
+    record_entry_data,
+)
+from pi_tui.context.system_prompt import SystemPrompt
+from pi_tui.session.store import SessionStore
+
+FULL_RECORD_EVERY = 16
+"""A full record is written this often so a delta's base is never far back in the file."""
+
+
+@dataclass(frozen=True)
+class _Sent:
+    model: ModelConfig
+    system_prompt: SystemPrompt
+    tools: Sequence[ToolSpec]
+    messages: Sequence[AgentMessage]
+    entry_ids: Sequence[str | None]
+    started: float
+    time_ms: int
+
+
+@dataclass(frozen=True)
+class _Finished:
+    sent: _Sent
+    reply: AssistantMessage | None
+    ttft_ms: float | None
+    duration_ms: float
+
+
+class RequestRecorder:
+    def __init__(self, store: SessionStore) -> None:
+        self._store = store
+        self._cache = MeasureCache()
+        self._pending: _Finished | None = None
+        self._base: tuple[str, RequestRecord] | None = None
+        self._since_base = 0
+        self._previous: RequestRecord | None = None
+
+    def wrap(
+        self,
+        stream: AsyncIterator[StreamEvent],
+        *,
+        model: ModelConfig,
+        system_prompt: SystemPrompt,
+        tools: Sequence[ToolSpec],
+    ) -> AsyncIterator[StreamEvent]:
+        context = self._store.build_context()
+        sent = _Sent(
+            model,
+            system_prompt,
+            list(tools),
+            context.messages,
+            context.entry_ids,
+            time.monotonic(),
+            int(time.time() * 1000),
+        )
+        return self._timed(stream, sent)
+
+    async def _timed(self, stream: AsyncIterator[StreamEvent], sent: _Sent) -> AsyncIterator[StreamEvent]:
+        first: float | None = None
+        async for event in stream:
+            if first is None and event.type.endswith("_delta"):
+                first = time.monotonic()
+            if event.terminal:
+                # Recorded before yielding: the consumer may stop iterating at the final event.
+                now = time.monotonic()
+                ttft = (first - sent.started) * 1000 if first is not None else None
+                reply = event.message or event.partial
+                self._pending = _Finished(sent, reply, ttft, (now - sent.started) * 1000)
+            yield event
+
+    async def flush(self) -> None:
+        """Append the record of the request just answered (call after the reply is persisted)."""
+        finished, self._pending = self._pending, None
+        if finished is None or not self._store.writable:
+            return
+        await asyncio.to_thread(self._append, finished)
+
+    def _append(self, finished: _Finished) -> None:
+        sent = finished.sent
+        record = build_request_record(
+            model=sent.model,
+            system_prompt=sent.system_prompt,
+            tools=sent.tools,
+            messages=sent.messages,
+            entry_ids=sent.entry_ids,
+            response=finished.reply,
+            ttft_ms=finished.ttft_ms,
+            duration_ms=finished.duration_ms,
+            time_ms=sent.time_ms,
+            previous=self._previous,
+            cache=self._cache,
+        )
+        base = self._base if self._since_base < FULL_RECORD_EVERY else None
+        data = record_entry_data(record, base)
+        entry = self._store.append_custom(REQUEST_CUSTOM_TYPE, data)
+        self._previous = record
+        if "base" in data:
+            self._since_base += 1
+        else:
+            self._base = (entry.id, record)
+            self._since_base = 0

@@ -1,0 +1,91 @@
+"""What an `AgentSession` is built from: its tools, its thinking level and the date in its prompt."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Any
+
+from pi_tui.agent.tool import AgentTool
+from pi_tui.ai.messages import THINKING_LEVELS, ThinkingLevel
+from pi_tui.config.model_config import ModelConfig
+from pi_tui.context.resources import Resources
+from pi_tui.session.ids import iso_to_ms
+from pi_tui.session.store import SessionStore
+from pi_tui.session.user_bash import UserBashOptions
+from pi_tui.tools.registry import ToolLimits, build_tools
+
+SPILL_FOLDER_NAME = "spill"
+DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium"
+# `xhigh` is sent as `high` by the provider, so cycling stops at `high` as pi does for such models.
+CYCLED_THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
+
+
+def clamp_thinking(level: ThinkingLevel, model: ModelConfig | None) -> ThinkingLevel:
+    """Models without reasoning only take `off`; `xhigh` is sent as `high` by the provider."""
+    if model is None or not model.reasoning:
+        return "off"
+    return level if level in THINKING_LEVELS else DEFAULT_THINKING_LEVEL
+
+
+def available_thinking_levels(model: ModelConfig | None) -> tuple[ThinkingLevel, ...]:
+    return CYCLED_THINKING_LEVELS if model is not None and model.reasoning else ("off",)
+
+
+def spill_dir_for(store: SessionStore) -> Path | None:
+    """Spilled tool output lives beside the session file, so it survives and leaves with the session."""
+    if store.path is None:
+        return None
+    return store.path.parent / SPILL_FOLDER_NAME / store.session_id
+
+
+def session_tools(resources: Resources, store: SessionStore) -> dict[str, AgentTool[Any]]:
+    """All built-in tools for the session's cwd, with the output limits and shell of its settings."""
+    settings = resources.settings
+    return build_tools(
+        str(resources.cwd),
+        limits=ToolLimits(max_lines=settings.tools.max_lines, max_bytes=settings.tools.max_bytes),
+        spill_dir=spill_dir_for(store),
+        shell_path=settings.shell_path,
+        command_prefix=settings.shell_command_prefix,
+    )
+
+
+def user_bash_options(resources: Resources, store: SessionStore) -> UserBashOptions:
+    """`!cmd` runs like the bash tool: same cwd, shell, output limits and spill folder."""
+    settings = resources.settings
+    return UserBashOptions(
+        cwd=str(resources.cwd),
+        spill_dir=spill_dir_for(store),
+        max_lines=settings.tools.max_lines,
+        max_bytes=settings.tools.max_bytes,
+        shell_path=settings.shell_path,
+        command_prefix=settings.shell_command_prefix,
+    )
+
+
+def session_date(store: SessionStore) -> datetime.date:
+    """The session's start date: the only date in the prompt, so the prefix stays stable for days."""
+    started = iso_to_ms(store.header.timestamp)
+    if started is None:
+        return datetime.date.today()
+    return datetime.datetime.fromtimestamp(started / 1000).date()
+
+
+def has_thinking_entry(store: SessionStore) -> bool:
+    return any(entry.type == "thinking_level_change" for entry in store.get_branch())
+
+
+def record_model_and_thinking(
+    store: SessionStore, model: ModelConfig | None, thinking: ThinkingLevel
+) -> None:
+    """A new session starts with `model_change` + `thinking_level_change` (pi §3.2); a resumed one gets
+    a `model_change` when the model differs from the branch's, and a thinking entry if it has none."""
+    if store.read_only_reason is not None:
+        return
+    context = store.build_context()
+    recorded = context.model
+    if model is not None and (recorded is None or not model.same_model(recorded.provider, recorded.model_id)):
+        store.append_model_change(model.provider, model.id)
+    if not has_thinking_entry(store):
+        store.append_thinking_level_change(thinking)
