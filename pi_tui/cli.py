@@ -17,19 +17,35 @@ from pi_tui.session.services import SessionChoice
 
 SUBCOMMAND_HELP = {
     "sessions": "list sessions of this directory (--all: every directory, pi's too)",
+    "context": "what the model sees at a session's leaf: budget, segments, drift, forecast",
+    "compactions": "a session's compactions on every branch (--show ID: summary, diff, loss audit)",
+    "compact": "compact a session now (--preview: show the cut without calling the model)",
+    "restore": "undo a compaction: continue from the entry just before it, on a new branch",
 }
 
 
 def _subcommands() -> dict[str, Callable[[list[str]], int]]:
     # Imported here so `pi-tui --version` stays instant.
+    from pi_tui.modes.compaction_commands import (
+        run_compact_command,
+        run_compactions_command,
+        run_restore_command,
+    )
+    from pi_tui.modes.context_command import run_context_command
     from pi_tui.modes.sessions_command import run_sessions_command
 
-    return {"sessions": run_sessions_command}
+    return {
+        "sessions": run_sessions_command,
+        "context": run_context_command,
+        "compactions": run_compactions_command,
+        "compact": run_compact_command,
+        "restore": run_restore_command,
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
     epilog = "subcommands:\n" + "\n".join(
-        f"  pi-tui {name:<10} {text}" for name, text in SUBCOMMAND_HELP.items()
+        f"  pi-tui {name:<12} {text}" for name, text in SUBCOMMAND_HELP.items()
     )
     parser = argparse.ArgumentParser(
         prog="pi-tui",
