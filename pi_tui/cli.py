@@ -143,9 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         unknown = sorted(set(options.tools) - set(ALL_TOOL_NAMES))
         if unknown:
             parser.error(f"unknown tool(s): {', '.join(unknown)} (known: {', '.join(ALL_TOOL_NAMES)})")
-    if options.resume:
-        return _resume(options)
     piped = sys.stdin is not None and not sys.stdin.isatty()
+    interactive = not (options.print_mode or options.output == "json" or piped)
+    if options.resume and not (interactive and sys.stdout.isatty()):
+        return _resume(options)
     if options.print_mode or options.output == "json" or piped:
         return _headless(options)
     from pi_tui.session.factory import ModelChoice
@@ -157,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         thinking=options.thinking,
         tools=options.tools,
         messages=options.messages,
+        cwd_override=options.cwd_override,
+        open_resume=options.resume,
     )
 
 

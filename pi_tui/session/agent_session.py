@@ -36,7 +36,7 @@ from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
 from pi_tui.session.auto_compaction import AutoCompaction
-from pi_tui.session.compaction_ops import CompactionOutcome
+from pi_tui.session.compaction_ops import CompactionOutcome, RestoreOutcome
 from pi_tui.session.events import (
     AnyEvent,
     ModelChangedEvent,
@@ -246,6 +246,12 @@ class AgentSession:
             self.agent.abort()
             await self.agent.wait_for_idle()
         return await self._compaction.compact("manual", instructions)
+
+    async def restore_compaction(self, compaction_id: str) -> RestoreOutcome:
+        return await self._compaction.restore(compaction_id)
+
+    async def recompact(self, compaction_id: str, instructions: str | None) -> CompactionOutcome:
+        return await self._compaction.recompact(compaction_id, instructions)
 
     @property
     def is_compacting(self) -> bool:

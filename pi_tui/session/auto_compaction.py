@@ -25,8 +25,10 @@ from pi_tui.context.resources import Resources
 from pi_tui.session.compaction_ops import (
     COMPACTION_FAILED,
     CompactionOutcome,
+    RestoreOutcome,
     compact_store,
     latest_compaction_ms,
+    restore_before,
 )
 from pi_tui.session.events import (
     AnyEvent,
@@ -34,6 +36,7 @@ from pi_tui.session.events import (
     CompactionReasonName,
     CompactionResult,
     CompactionStartEvent,
+    SessionTreeEvent,
 )
 from pi_tui.session.store import SessionStore
 
@@ -123,6 +126,23 @@ class AutoCompaction:
                 )
             )
         return outcome
+
+    async def restore(self, compaction_id: str) -> RestoreOutcome:
+        """Undo a compaction: the leaf goes to the entry before it, the state gets the raw history back."""
+        session = self._session
+        old_leaf = session.store.leaf_id
+        outcome = restore_before(session.store, compaction_id)
+        if outcome.error is None:
+            session.agent.state.messages = session.store.build_context().messages
+            await session.emit(SessionTreeEvent(session.store.leaf_id, old_leaf))
+        return outcome
+
+    async def recompact(self, compaction_id: str, instructions: str | None) -> CompactionOutcome:
+        """Summarise the same span again with new instructions, on a new branch."""
+        restored = await self.restore(compaction_id)
+        if restored.error is not None:
+            return CompactionOutcome(error=restored.error)
+        return await self.compact("manual", instructions)
 
     async def check(self, *, before_prompt: bool) -> bool:
         """Run pi's automatic check; True when a run was continued (the caller checks again after it)."""

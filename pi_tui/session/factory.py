@@ -1,4 +1,4 @@
-"""Build the `AgentSession` a front end asked for: model, session file, services of the session's cwd.
+"""Build the session runtime a front end asked for: model, session file, services of the session's cwd.
 
 Problems come back as text lines, not exceptions, so the TUI can show them in its setup notice and
 the headless modes can print them to stderr.
@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pi_tui.ai.messages import ThinkingLevel
 from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.models import resolve_model
 from pi_tui.config.settings_files import load_settings
-from pi_tui.session.agent_session import AgentSession, SessionConfig
-from pi_tui.session.services import AgentSessionServices, SessionChoice, SessionOpenError, open_session_store
+from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions, SessionCwdMissingError, open_store
+from pi_tui.session.services import AgentSessionServices, SessionChoice, SessionOpenError
 
 
 @dataclass(frozen=True)
@@ -25,13 +26,13 @@ class ModelChoice:
 
 
 @dataclass
-class SessionSetup:
-    session: AgentSession | None
+class RuntimeSetup:
+    runtime: AgentSessionRuntime | None
     problems: list[str] = field(default_factory=list)
-    """Every warning and error met on the way, one line each; `session` is None when one was fatal."""
+    """Every warning and error met on the way, one line each; `runtime` is None when one was fatal."""
 
 
-def create_session(
+def create_runtime(
     cwd: str,
     *,
     model: ModelChoice,
@@ -39,29 +40,26 @@ def create_session(
     thinking: ThinkingLevel | None = None,
     tools: Sequence[str] | None = None,
     stream_fn: StreamFunction | None = None,
-) -> SessionSetup:
+    cwd_override: bool = False,
+) -> RuntimeSetup:
     problems: list[str] = []
     ref = model.ref or load_settings(cwd).settings.default_model
     resolution = resolve_model(ref, model.base_url, model.api_key)
     problems += [str(diagnostic) for diagnostic in resolution.diagnostics]
     if resolution.model is None:
-        return SessionSetup(None, problems)
+        return RuntimeSetup(None, problems)
     try:
-        store = open_session_store(choice, cwd)
-    except SessionOpenError as error:
-        return SessionSetup(None, [*problems, str(error)])
-    services = AgentSessionServices.for_cwd(store.cwd)
+        store = open_store(choice, cwd, cwd_override=cwd_override)
+    except (SessionOpenError, SessionCwdMissingError) as error:
+        return RuntimeSetup(None, [*problems, str(error)])
+    services = AgentSessionServices.for_cwd(Path(store.cwd))
     resources = services.resources
     problems += [str(problem) for problem in (*resources.settings_diagnostics, *resources.diagnostics)]
-    session = AgentSession(
-        SessionConfig(
-            store=store,
-            resources=resources,
-            model=resolution.model,
-            api_key=resolution.api_key,
-            thinking_level=thinking,
-            tool_names=tools,
-            stream_fn=stream_fn,
-        )
+    options = RuntimeOptions(
+        model=resolution.model,
+        api_key=resolution.api_key,
+        thinking_level=thinking,
+        tool_names=tools,
+        stream_fn=stream_fn,
     )
-    return SessionSetup(session, problems)
+    return RuntimeSetup(AgentSessionRuntime(store, options, services), problems)

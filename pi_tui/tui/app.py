@@ -15,8 +15,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
-from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.listing import SessionSummary, list_sources
+from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.session_preview_data import build_preview
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
@@ -41,14 +41,18 @@ class PiTuiApp(App[int]):
         session_root: Path,
         pi_session_root: Path,
         setup_notice: str,
-        session: AgentSession | None = None,
+        runtime: AgentSessionRuntime | None = None,
         startup_warnings: list[str] | None = None,
         initial_messages: list[str] | None = None,
+        demo: bool = False,
+        open_resume: bool = False,
     ) -> None:
         super().__init__()
-        self.session = session
+        self.runtime = runtime
         self.startup_warnings = startup_warnings or []
         self.initial_messages = initial_messages or []
+        self.demo = demo
+        self.open_resume = open_resume
         self.cwd = cwd
         self.session_root = session_root
         self.pi_session_root = pi_session_root
@@ -69,8 +73,13 @@ class PiTuiApp(App[int]):
         self.sub_title = str(self.cwd)
         self.query_one(SessionPreview).show_hint("Select a session to preview it.")
         self.load_sessions()
-        if self.session is not None:
-            chat = ChatScreen(self.session, initial_messages=self.initial_messages)
+        if self.runtime is not None:
+            chat = ChatScreen(
+                self.runtime,
+                demo=self.demo,
+                initial_messages=self.initial_messages,
+                open_resume=self.open_resume,
+            )
             self.push_screen(chat, callback=lambda _: self.exit())
             for warning in self.startup_warnings:
                 self.notify(warning, severity="warning", timeout=8)

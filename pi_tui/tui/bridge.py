@@ -31,6 +31,8 @@ def _stream_key(event: AnyEvent) -> tuple[str, str] | None:
         return ("message", "")
     if event.type == "tool_execution_update":
         return ("tool", event.tool_call_id)
+    if event.type == "bash_output":
+        return ("bash", "")
     return None
 
 
@@ -51,6 +53,8 @@ def coalesce(events: Sequence[AnyEvent]) -> list[AnyEvent]:
             open_updates.pop(("message", ""), None)
         elif event.type == "tool_execution_end":
             open_updates.pop(("tool", event.tool_call_id), None)
+        elif event.type in ("bash_start", "bash_end"):
+            open_updates.pop(("bash", ""), None)
         kept.append(event)
     return [event for event in kept if event is not None]
 

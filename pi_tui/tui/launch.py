@@ -9,7 +9,7 @@ from pathlib import Path
 from pi_tui.ai.messages import ThinkingLevel
 from pi_tui.config.paths import pi_sessions_root, sessions_root
 from pi_tui.config.setup_status import describe_model_setup
-from pi_tui.session.factory import ModelChoice, create_session
+from pi_tui.session.factory import ModelChoice, create_runtime
 from pi_tui.session.services import SessionChoice
 
 
@@ -20,24 +20,29 @@ def run_interactive(
     thinking: ThinkingLevel | None = None,
     tools: Sequence[str] | None = None,
     messages: Sequence[str] = (),
+    cwd_override: bool = False,
+    open_resume: bool = False,
 ) -> int:
     """With a usable model: the chat on a new (or the chosen) session; without: the start page, which
     explains the setup and still browses existing sessions."""
     from pi_tui.tui.app import PiTuiApp
 
     cwd = os.getcwd()
-    setup = create_session(cwd, model=model, choice=choice, thinking=thinking, tools=tools)
+    setup = create_runtime(
+        cwd, model=model, choice=choice, thinking=thinking, tools=tools, cwd_override=cwd_override
+    )
     notice = describe_model_setup(os.environ).text
-    if setup.session is None and setup.problems:
+    if setup.runtime is None and setup.problems:
         notice = "\n".join([notice, *setup.problems])
     app = PiTuiApp(
         cwd=Path(cwd),
         session_root=sessions_root(choice.session_dir),
         pi_session_root=pi_sessions_root(),
         setup_notice=notice,
-        session=setup.session,
-        startup_warnings=setup.problems if setup.session is not None else [],
+        runtime=setup.runtime,
+        startup_warnings=setup.problems if setup.runtime is not None else [],
         initial_messages=list(messages),
+        open_resume=open_resume,
     )
     app.run()
     return app.return_code or 0

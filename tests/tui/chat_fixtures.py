@@ -8,7 +8,9 @@ from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import Settings
 from pi_tui.context.resources import load_resources
-from pi_tui.session.agent_session import AgentSession, SessionConfig
+from pi_tui.session.agent_session import AgentSession
+from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
+from pi_tui.session.services import AgentSessionServices
 from pi_tui.session.store import SessionStore
 from pi_tui.tui.app import PiTuiApp
 
@@ -21,24 +23,27 @@ def make_chat_app(
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     provider = ScriptedProvider(replies)
-    store = SessionStore.create(str(project), tmp_path / "sessions")
-    session = AgentSession(
-        SessionConfig(
-            store=store,
-            resources=load_resources(
-                project, settings=settings or Settings(), home=tmp_path, include_builtin=False
-            ),
+    chosen = settings or Settings()
+
+    def services(cwd: Path) -> AgentSessionServices:
+        resources = load_resources(cwd, settings=chosen, home=tmp_path, include_builtin=False)
+        return AgentSessionServices(cwd=cwd, resources=resources)
+
+    runtime = AgentSessionRuntime(
+        SessionStore.create(str(project), tmp_path / "sessions"),
+        RuntimeOptions(
             model=MODEL,
             api_key="unused",
             thinking_level="medium",
             stream_fn=provider,
-        )
+            services_factory=services,
+        ),
     )
     app = PiTuiApp(
         cwd=project,
         session_root=tmp_path / "sessions",
         pi_session_root=tmp_path / "pi",
         setup_notice="",
-        session=session,
+        runtime=runtime,
     )
-    return app, session, provider
+    return app, runtime.session, provider

@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall, ScriptedUsage
 from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.widgets import conversation
+from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 
 from .chat_fixtures import make_chat_app
@@ -42,11 +43,17 @@ def chat_run(prompt: str) -> Any:
     async def run(pilot: Pilot[Any]) -> None:
         await settle(pilot)
         await pilot.press(*prompt, "enter")
-        await pilot.app.session.wait_for_idle()  # type: ignore[attr-defined]
+        await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
         await pilot.pause(0.2)
         await settle(pilot)
+        # The inspector refreshes in a worker after each event; end on one known refresh and row.
+        screen = pilot.app.screen
+        screen._refresh_inspector()
+        await settle(pilot)
+        screen.query_one(ContextInspector).select_row("system:base")
+        await settle(pilot)
         # A focused editor's cursor blinks, and a snapshot may catch either phase.
-        pilot.app.screen.set_focus(None)
+        screen.set_focus(None)
         pilot.app.screen.query_one(ConversationView).scroll_end(animate=False, immediate=True)
         await pilot.pause(0.2)
 

@@ -1,12 +1,14 @@
 """The main screen: the conversation, the editor, pi's footer.
 
-The screen owns the session's turn worker and the event bridge; widgets only render what the bridge
-delivers and post what the user asked for.
+The screen owns the turn worker and the event bridge; widgets only render what the bridge delivers
+and post what the user asked for. Slash commands, dialogs and the palette live in `chat_commands`.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -19,58 +21,104 @@ from pi_tui.config.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.path_view import path_items
+from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
 from pi_tui.session.usage_totals import usage_totals
 from pi_tui.tui.bridge import FRAME_SECONDS, EventBridge, SessionEvents
+from pi_tui.tui.screens.chat_commands import ChatCommands
+from pi_tui.tui.screens.side_panes import SidePanes
+from pi_tui.tui.slash_commands import parse_slash_command
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.status_footer import FooterData, StatusFooter
 
-FOOTER_REFRESH_EVENTS = frozenset({"message_end", "agent_end", "model_fallback", "auto_retry_end"})
+FOOTER_REFRESH_EVENTS = frozenset(
+    {
+        "message_end",
+        "agent_end",
+        "model_fallback",
+        "auto_retry_end",
+        "compaction_end",
+        "session_info_changed",
+        "model_changed",
+        "thinking_level_changed",
+        "session_tree",
+    }
+)
+TRANSCRIPT_EVENTS = frozenset({"session_tree"})
+DOUBLE_ESCAPE_SECONDS = 0.5
 
 
-class ChatScreen(Screen[None]):
-    """One session: talk to the model, watch its tools, interrupt it."""
+class ChatScreen(ChatCommands, SidePanes, Screen[None]):
+    """One session at a time (the runtime swaps it): talk to the model, watch its tools, interrupt it."""
 
     CSS_PATH = "chat.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [
-        Binding("escape", "interrupt", "Abort", show=True),
+        Binding("escape", "interrupt", "Abort"),
         Binding("ctrl+o", "toggle_tool_output", "Expand output"),
         Binding("ctrl+t", "toggle_thinking", "Thinking"),
+        Binding("ctrl+l", "choose_model", "Model"),
+        Binding("shift+tab", "cycle_thinking", "Thinking level", show=False),
         Binding("ctrl+c", "clear_editor", "Clear", show=False),
+        Binding("f1", "hotkeys", "Keys"),
+        Binding("f2", "pane_context", "Context"),
+        Binding("f3", "pane_tools", "Tools"),
+        Binding("f4", "pane_compactions", "Compactions"),
+        Binding("ctrl+b", "toggle_side", "Side panel", show=False),
+        Binding("f11", "maximize_pane", "Maximise", show=False),
     ]
 
     def __init__(
-        self, session: AgentSession, *, demo: bool = False, initial_messages: Sequence[str] = ()
+        self,
+        runtime: AgentSessionRuntime,
+        *,
+        demo: bool = False,
+        initial_messages: Sequence[str] = (),
+        open_resume: bool = False,
     ) -> None:
         super().__init__()
-        self.session = session
-        self.initial_messages = list(initial_messages)
+        self.open_resume = open_resume
+        self.runtime = runtime
         self.demo = demo
+        self.initial_messages = list(initial_messages)
         self._bridge = EventBridge(self)
         self._git_branch: str | None = None
         self._show_thinking = True
         self._ledger = BranchLedger()
+        self._last_escape = 0.0
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="chat-main"):
             yield ConversationView(id="conversation")
+            yield from self.compose_side()
         yield PromptArea(id="prompt")
         yield StatusFooter(id="status")
         yield Footer()
 
     async def on_mount(self) -> None:
-        self._bridge.bind(self.session.subscribe)
+        self._bridge.bind(self.runtime.subscribe)
+        self.runtime.on_session_replaced(self._session_replaced)
         self.set_interval(FRAME_SECONDS, self._bridge.flush)
         await self.query_one(ConversationView).show_transcript(self.session.agent.state.messages)
         self.query_one(PromptArea).focus()
         self.refresh_footer()
+        self.side_reset()
         self._load_git_branch()
         if self.initial_messages:
             self._run_prompts(self.initial_messages)
+        if self.open_resume:
+            await self.action_resume()
 
     def on_unmount(self) -> None:
         self._bridge.unbind()
+
+    async def _session_replaced(self, session: AgentSession, reason: ReplaceReason) -> None:
+        self._ledger = BranchLedger()
+        await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
+        self.refresh_footer()
+        self.side_reset()
+        self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
 
     @work(thread=True, exit_on_error=False, group="git")
     def _load_git_branch(self) -> None:
@@ -84,9 +132,17 @@ class ChatScreen(Screen[None]):
     # --- session events ---------------------------------------------------------------------------
 
     async def on_session_events(self, message: SessionEvents) -> None:
-        await self.query_one(ConversationView).apply(message.events)
-        if any(event.type in FOOTER_REFRESH_EVENTS for event in message.events):
+        conversation = self.query_one(ConversationView)
+        await conversation.apply(message.events)
+        kinds = {event.type for event in message.events}
+        if kinds & TRANSCRIPT_EVENTS or any(
+            event.type == "compaction_end" and getattr(event, "result", None) is not None
+            for event in message.events
+        ):
+            await conversation.show_transcript(self.session.agent.state.messages)
+        if kinds & FOOTER_REFRESH_EVENTS:
             self.refresh_footer()
+        self.side_events(message.events)
 
     def refresh_footer(self) -> None:
         session = self.session
@@ -123,6 +179,16 @@ class ChatScreen(Screen[None]):
     @on(PromptArea.Submitted)
     async def _submitted(self, event: PromptArea.Submitted) -> None:
         text = event.text
+        stripped = text.strip()
+        if stripped.startswith("!") and len(stripped) > 1:
+            exclude = stripped.startswith("!!")
+            self._run_user_bash(stripped[2:] if exclude else stripped[1:], exclude)
+            return
+        command = parse_slash_command(text)
+        if command is not None:
+            slash, args = command
+            await getattr(self, f"action_{slash.action}")(args)
+            return
         if self.session.is_running:
             if event.follow_up:
                 await self.session.follow_up(text)
@@ -139,17 +205,37 @@ class ChatScreen(Screen[None]):
             try:
                 await self.session.prompt(text)
             except Exception as error:  # a refused prompt is shown, never a crash
-                await self.query_one(ConversationView).mount(NoticeBlock(str(error), kind="error"))
+                await self.show_error(str(error))
                 break
             finally:
                 self.refresh_footer()
 
+    @work(group="bash", exit_on_error=False)
+    async def _run_user_bash(self, command: str, exclude: bool) -> None:
+        try:
+            await self.session.user_bash(command, exclude_from_context=exclude)
+        except Exception as error:
+            await self.show_error(str(error))
+
+    async def show_error(self, text: str) -> None:
+        await self.query_one(ConversationView).mount(NoticeBlock(text, kind="error"))
+
     async def action_interrupt(self) -> None:
-        """Esc: stop the run (or a retry countdown); queued messages go back into the editor."""
-        queued = await self.session.clear_queue()
+        """Esc: stop the run, a user command, a compaction or a retry countdown; queued messages go
+        back into the editor. Twice within half a second on an idle, empty editor: the tree."""
+        session = self.session
+        busy = session.is_running or session.is_bash_running or session.is_compacting
+        queued = await session.clear_queue()
         if queued:
             self.query_one(PromptArea).put_back(queued)
-        self.session.abort()
+        session.abort()
+        now = time.monotonic()
+        editor_empty = not self.query_one(PromptArea).text.strip()
+        if not busy and editor_empty and now - self._last_escape < DOUBLE_ESCAPE_SECONDS:
+            self._last_escape = 0.0
+            await self.action_tree()
+            return
+        self._last_escape = now
 
     def action_toggle_tool_output(self) -> None:
         self.query_one(ConversationView).toggle_tool_output()
@@ -163,7 +249,5 @@ class ChatScreen(Screen[None]):
 
 
 def _home_relative(path: str) -> str:
-    from pathlib import Path
-
     home = str(Path.home())
     return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path

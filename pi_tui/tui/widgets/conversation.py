@@ -27,7 +27,17 @@ from pi_tui.ai.messages import (
     UserMessage,
     user_text,
 )
-from pi_tui.session.events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
+from pi_tui.session.events import (
+    AnyEvent,
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
+    BashEndEvent,
+    BashOutputEvent,
+    BashStartEvent,
+    CompactionEndEvent,
+    CompactionStartEvent,
+    ModelFallbackEvent,
+)
 from pi_tui.tui.widgets.message_blocks import (
     AssistantBlock,
     NoticeBlock,
@@ -54,6 +64,9 @@ class ConversationView(VerticalScroll):
         self._tool_started: dict[str, float] = {}
         self._retry_notice: NoticeBlock | None = None
         self._retry_timer: Timer | None = None
+        self._progress: NoticeBlock | None = None
+        self._progress_timer: Timer | None = None
+        self._bash: ToolCallBlock | None = None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -154,6 +167,43 @@ class ConversationView(VerticalScroll):
                 text = f"Retry failed after {event.attempt} attempts: {event.final_error}"
                 kind = "error"
             await self.mount(NoticeBlock(text, kind=kind))
+        elif isinstance(event, CompactionStartEvent):
+            label = {
+                "manual": "Compacting context…",
+                "threshold": "Auto-compacting…",
+                "overflow": "Context overflow detected, auto-compacting…",
+            }[event.reason]
+            await self._start_progress(f"{label} (esc to cancel)")
+        elif isinstance(event, CompactionEndEvent):
+            self._stop_progress()
+            if event.result is not None:
+                text = f"Compacted {event.result.tokens_before:,} → {event.result.tokens_after:,} tokens"
+                await self.mount(NoticeBlock(text))
+            elif event.aborted:
+                await self.mount(NoticeBlock("Compaction cancelled", kind="warning"))
+            elif event.error_message:
+                await self.mount(NoticeBlock(event.error_message, kind="error"))
+        elif isinstance(event, BashStartEvent):
+            prefix = "!!" if event.exclude_from_context else "!"
+            self._bash = ToolCallBlock(f"user-bash-{clock()}", prefix, {"command": event.command})
+            await self.mount(self._bash)
+        elif isinstance(event, BashOutputEvent):
+            if self._bash is not None:
+                self._bash.show_output(event.output, status="running")
+        elif isinstance(event, BashEndEvent):
+            block, self._bash = self._bash, None
+            if block is not None:
+                message = event.message
+                status = "cancelled" if message.cancelled else f"exit {message.exit_code}"
+                if event.pending:
+                    status += ", sent with your next message"
+                notice = (
+                    f"\n\n[Output truncated. Full output: {message.full_output_path}]"
+                    if message.truncated
+                    else ""
+                )
+                failed = message.cancelled or (message.exit_code or 0) != 0
+                block.show_output(message.output + notice, status=status, is_error=failed)
         elif isinstance(event, ModelFallbackEvent):
             await self.mount(
                 NoticeBlock(
@@ -161,6 +211,30 @@ class ConversationView(VerticalScroll):
                     kind="warning",
                 )
             )
+
+    async def _start_progress(self, label: str) -> None:
+        """A line with a spinner and the elapsed time, for long work the user may cancel."""
+        self._stop_progress()
+        started = clock()
+        self._progress = NoticeBlock(label, kind="warning")
+        await self.mount(self._progress)
+        frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+        def tick() -> None:
+            if self._progress is not None:
+                elapsed = clock() - started
+                frame = frames[int(elapsed * 10) % len(frames)]
+                self._progress.update(f"{frame} {label} {elapsed:.0f}s")
+
+        self._progress_timer = self.set_interval(0.1, tick)
+
+    def _stop_progress(self) -> None:
+        if self._progress_timer is not None:
+            self._progress_timer.stop()
+            self._progress_timer = None
+        if self._progress is not None:
+            self._progress.remove()
+            self._progress = None
 
     def _tick_retry(self, event: AutoRetryStartEvent, deadline: float) -> None:
         if self._retry_notice is None:

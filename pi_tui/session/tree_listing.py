@@ -1,0 +1,108 @@
+"""The session tree as lines for a picker: depth, what each entry is, its label, where the leaf is.
+
+Filters follow pi's tree selector (pi-behaviour §5): `default` hides bookkeeping entries (labels,
+custom entries, model and thinking changes, session info); `no-tools` also hides tool results;
+`user-only` keeps user messages; `labeled-only` keeps labelled entries; `all` keeps everything.
+Assistant replies that only call tools are hidden unless they are the leaf or ended abnormally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from pi_tui.ai.messages import (
+    AssistantMessage,
+    BashExecutionMessage,
+    ToolResultMessage,
+    UserMessage,
+    user_text,
+)
+from pi_tui.session.entries import BranchSummaryEntry, CompactionEntry, MessageEntry, SessionEntry
+from pi_tui.session.store import SessionStore
+from pi_tui.session.tree import TreeNode
+
+TreeFilter: TypeAlias = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
+TREE_FILTERS: tuple[TreeFilter, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
+BOOKKEEPING = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+PREVIEW_CHARS = 80
+
+
+@dataclass(frozen=True)
+class TreeLine:
+    entry_id: str
+    depth: int
+    text: str
+    label: str | None
+    is_leaf: bool
+    on_branch: bool
+    starts_branch: bool
+    """The first shown entry of one of several children: where the conversation forked."""
+
+
+def describe(entry: SessionEntry) -> str:
+    """A short, recognisable description of one entry."""
+    if isinstance(entry, MessageEntry):
+        message = entry.message
+        if isinstance(message, UserMessage):
+            return "user: " + _flat(user_text(message))
+        if isinstance(message, AssistantMessage):
+            calls = ", ".join(call.name for call in message.tool_calls)
+            body = _flat(message.text) or (f"[{calls}]" if calls else "")
+            if message.failed:
+                body = f"[{message.stop_reason}] {message.error_message or body}"
+            return "assistant: " + body
+        if isinstance(message, ToolResultMessage):
+            return f"{message.tool_name} result" + (" (error)" if message.is_error else "")
+        if isinstance(message, BashExecutionMessage):
+            return "!" + _flat(message.command)
+        return message.role
+    if isinstance(entry, CompactionEntry):
+        return f"compaction ({entry.tokens_before:,} tokens summarised)"
+    if isinstance(entry, BranchSummaryEntry):
+        return "branch summary"
+    return entry.type.replace("_", " ")
+
+
+def _flat(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
+
+
+def _visible(node: TreeNode, mode: TreeFilter, leaf_id: str | None) -> bool:
+    entry = node.entry
+    if mode == "all":
+        return True
+    if mode == "labeled-only":
+        return node.label is not None
+    message = entry.message if isinstance(entry, MessageEntry) else None
+    if mode == "user-only":
+        return isinstance(message, UserMessage)
+    if entry.type in BOOKKEEPING:
+        return False
+    if mode == "no-tools" and isinstance(message, ToolResultMessage):
+        return False
+    if isinstance(message, AssistantMessage) and not message.text.strip() and message.tool_calls:
+        return entry.id == leaf_id or message.stop_reason not in ("stop", "toolUse")
+    return True
+
+
+def tree_lines(store: SessionStore, mode: TreeFilter = "default") -> list[TreeLine]:
+    """Depth-first, children in time order; hidden entries pass their depth on to their children."""
+    leaf = store.leaf_id
+    branch = {entry.id for entry in store.get_branch()}
+
+    def walk(nodes: list[TreeNode], depth: int, fork: bool) -> Iterator[TreeLine]:
+        for node in nodes:
+            shown = _visible(node, mode, leaf)
+            entry = node.entry
+            if shown:
+                yield TreeLine(
+                    entry.id, depth, describe(entry), node.label, entry.id == leaf, entry.id in branch, fork
+                )
+            # A single child continues the same line of conversation: no extra indent.
+            forks = len(node.children) > 1
+            yield from walk(node.children, depth + (1 if forks else 0), forks or (fork and not shown))
+
+    return list(walk(store.get_tree(), 0, False))

@@ -1,0 +1,267 @@
+"""The context inspector's view model: plain rows and texts built from `InspectorData` and session values.
+
+Nothing here imports Textual, so every figure the pane shows is testable as data. `segment_texts` is the
+expensive part (conversion, JSON, token counts): the screen calls it in a worker and hands the result to
+`ContextInspector.show` together with the `InspectorData` it belongs to.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from pi_tui.ai import tokens
+from pi_tui.ai.messages import AgentMessage, CompactionSummaryMessage
+from pi_tui.ai.openai_messages import to_openai_messages, to_openai_tools
+from pi_tui.ai.stream import ToolSpec
+from pi_tui.config.model_config import ModelConfig
+from pi_tui.context.accounting.drift import DriftEvent, DriftKind
+from pi_tui.context.accounting.ledger import BranchLedger, Zone
+from pi_tui.context.accounting.measure import keyed_sent_messages, message_key
+from pi_tui.context.accounting.record import RecordUsage
+from pi_tui.context.system_prompt import SystemPrompt
+from pi_tui.session.inspector import InspectorData
+
+RowZone: TypeAlias = Literal["prefix", "summary", "kept", "new"]
+PREVIEW_CHARS = 48
+ROW_SYSTEM = "system:"
+ROW_TOOL = "tool:"
+ROW_MESSAGE = "message:"
+DRIFT_LABELS: dict[DriftKind, str] = {
+    "none": "no drift",
+    "system_prompt": "system prompt part changed",
+    "tool_schema": "tool schema changed",
+    "message_changed": "message changed",
+    "message_removed": "message removed",
+    "compaction": "compaction",
+    "branch_move": "branch moved",
+    "model_switch": "model switched",
+}
+
+
+@dataclass(frozen=True)
+class MessageText:
+    """One context message: what the model is sent for it (as converted for the wire) and its size."""
+
+    key: str
+    """Entry id, or the synthetic key of a message without an entry (`compaction-summary`)."""
+    role: str
+    zone: Zone
+    tokens: int
+    preview: str
+    text: str
+    """The wire messages it became, as readable text (empty text: nothing was sent for it)."""
+
+
+@dataclass(frozen=True)
+class SegmentTexts:
+    """The exact text of every selectable inspector row, computed off the UI thread."""
+
+    system: Mapping[str, str]
+    """System prompt part text by segment name."""
+    tools: Mapping[str, str]
+    """Tool schema JSON (indented) by tool name."""
+    messages: tuple[MessageText, ...]
+    """Context messages in request order."""
+
+    def text_for(self, row_key: str) -> str | None:
+        """The text behind a table row key (`system:<name>`, `tool:<name>`, `message:<key>`)."""
+        if row_key.startswith(ROW_SYSTEM):
+            return self.system.get(row_key.removeprefix(ROW_SYSTEM))
+        if row_key.startswith(ROW_TOOL):
+            return self.tools.get(row_key.removeprefix(ROW_TOOL))
+        wanted = row_key.removeprefix(ROW_MESSAGE)
+        return next((m.text for m in self.messages if m.key == wanted), None)
+
+
+EMPTY_TEXTS = SegmentTexts({}, {}, ())
+
+
+def ledger_zones(ledger: BranchLedger) -> dict[str, Zone]:
+    """The zone of each context message key, as the inspector's ledger placed it."""
+    return dict(zip(ledger.keys, ledger.zones, strict=True))
+
+
+def _wire_text(wire: Mapping[str, Any]) -> str:
+    """One wire message as readable text: a role line, then the content verbatim."""
+    head = f"[{wire['role']}]"
+    if wire.get("tool_call_id"):
+        head += f" tool_call_id={wire['tool_call_id']}"
+    lines = [head]
+    content = wire.get("content")
+    if isinstance(content, str):
+        lines.append(content)
+    elif isinstance(content, list):
+        for part in content:
+            if part.get("type") == "text":
+                lines.append(part["text"])
+            else:
+                url = part.get("image_url", {}).get("url", "")
+                lines.append(f"[image: {len(url):,} characters of data URL]")
+    for call in wire.get("tool_calls", ()):
+        function = call["function"]
+        lines.append(f"→ {function['name']} {function['arguments']}  (id {call['id']})")
+    return "\n".join(lines)
+
+
+def _preview(text: str) -> str:
+    body = text.split("\n", 1)[1] if "\n" in text else ""
+    flat = " ".join(body.split())
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
+
+
+def _zone_of(key: str, message: AgentMessage, zones: Mapping[str, Zone] | None) -> Zone:
+    if isinstance(message, CompactionSummaryMessage):
+        return "summary"
+    return zones.get(key, "new") if zones is not None else "new"
+
+
+def segment_texts(
+    system_prompt: SystemPrompt | str,
+    tools: Sequence[ToolSpec],
+    messages: Sequence[AgentMessage],
+    entry_ids: Sequence[str | None],
+    *,
+    model: ModelConfig | None = None,
+    zones: Mapping[str, Zone] | None = None,
+) -> SegmentTexts:
+    """What the model sees for each part of the request.
+
+    Args:
+        system_prompt: the session's prompt (segments by name) or a plain text (one `system` part).
+        tools: the active tools' specs, in request order.
+        messages: the context messages (`SessionStore.build_context()`), with `entry_ids` alongside.
+        model: the target model; its transform applies (images stripped, failed replies dropped).
+        zones: message key → zone (see `ledger_zones`); without it, every message but the summary is new.
+
+    Returns:
+        Texts keyed as the rows are: a message that sends nothing has an empty text.
+    """
+    if isinstance(system_prompt, str):
+        system = {"system": system_prompt} if system_prompt else {}
+    else:
+        system = {segment.name: segment.text for segment in system_prompt.segments}
+    tool_texts = {
+        tool.name: json.dumps(wire, indent=2, ensure_ascii=False)
+        for tool, wire in zip(tools, to_openai_tools(tools), strict=True)
+    }
+    sent: dict[str, list[str]] = {}
+    for key, llm in keyed_sent_messages(messages, entry_ids, model):
+        sent.setdefault(key, []).extend(_wire_text(wire) for wire in to_openai_messages("", [llm]))
+    rows: list[MessageText] = []
+    for message, entry_id in zip(messages, entry_ids, strict=True):
+        key = message_key(message, entry_id)
+        text = "\n\n".join(sent.get(key, ()))
+        rows.append(
+            MessageText(
+                key=key,
+                role=message.role,
+                zone=_zone_of(key, message, zones),
+                tokens=tokens.count_message(message),
+                preview=_preview(text) if text else "(not sent)",
+                text=text,
+            )
+        )
+    return SegmentTexts(system, tool_texts, tuple(rows))
+
+
+@dataclass(frozen=True)
+class TableRow:
+    key: str
+    zone: RowZone
+    name: str
+    """Segment name, tool name, or the message's role."""
+    preview: str
+    tokens: int
+
+
+def table_rows(data: InspectorData, texts: SegmentTexts, *, largest_first: bool = False) -> list[TableRow]:
+    """Prefix segments (sizes from the data), then context messages in order (or all by size)."""
+    rows: list[TableRow] = []
+    for segment in data.prefix.segments if data.prefix is not None else ():
+        prefix = ROW_SYSTEM if segment.section == "system" else ROW_TOOL
+        kind = "system" if segment.section == "system" else "tool"
+        rows.append(TableRow(prefix + segment.key, "prefix", segment.key, kind, segment.tokens))
+    for message in texts.messages:
+        rows.append(
+            TableRow(ROW_MESSAGE + message.key, message.zone, message.role, message.preview, message.tokens)
+        )
+    if largest_first:
+        rows.sort(key=lambda row: row.tokens, reverse=True)
+    return rows
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def usage_line(data: InspectorData) -> str:
+    """`used / window (percent)`, with `?` after a compaction until a reply reports usage (pi §11.1)."""
+    window = data.geometry.context_window
+    usage = data.usage
+    if usage is None:
+        return "Context ? / ? (no context window known)"
+    if usage.tokens is None or usage.percent is None:
+        return f"Context ? / {_n(window)} (no usage since the last compaction)"
+    estimated = "" if usage.source == "usage" else " estimated"
+    return f"Context {_n(usage.tokens)} / {_n(window)} ({usage.percent:.1f}%{estimated})"
+
+
+def latest_usage(data: InspectorData) -> RecordUsage | None:
+    """Provider usage of the newest request record that has one."""
+    return next((v.record.usage for v in reversed(data.records) if v.record.usage is not None), None)
+
+
+def headline_lines(data: InspectorData) -> list[str]:
+    """Usage, room before auto-compaction, the last request's cache split and the forecast."""
+    geometry = data.geometry
+    lines = [usage_line(data)]
+    if not geometry.auto_compaction:
+        lines.append(f"Auto-compaction off (threshold {_n(geometry.threshold)})")
+    elif geometry.context_window > 0:
+        lines.append(f"{_n(geometry.tokens_left)} left before auto-compaction at {_n(geometry.threshold)}")
+    usage = latest_usage(data)
+    if usage is not None:
+        lines.append(f"Last request: {_n(usage.cache_read)} cached · {_n(usage.input)} uncached")
+    else:
+        lines.append("Last request: no usage recorded")
+    outlook = data.forecast
+    turns = f" · ~{outlook.turns_left} turns left" if outlook.turns_left is not None else ""
+    lines.append(f"Next request ≈ {_n(outlook.next_request_tokens)}{turns}")
+    if data.source == "estimate":
+        lines.append("Estimate: no request records on this branch")
+    return lines
+
+
+@dataclass(frozen=True)
+class DriftAlert:
+    text: str
+    drifted: bool
+
+
+def drift_event_text(event: DriftEvent) -> str:
+    if not event.drifted:
+        return "No drift: the last request only appended"
+    where = f" at {event.segment}" if event.segment is not None else ""
+    return f"Drift: {DRIFT_LABELS[event.kind]}{where} · {_n(event.reprocessed_tokens)} tokens re-processed"
+
+
+def drift_alerts(data: InspectorData, limit: int = 2) -> list[DriftAlert]:
+    """The newest drift events first: up to `limit` drifted ones, or the latest clean one."""
+    events = [view.drift for view in reversed(data.records) if view.drift is not None]
+    if not events:
+        return [DriftAlert("No drift data yet (needs two requests)", False)]
+    drifted = [event for event in events if event.drifted][:limit]
+    if not events[0].drifted:
+        alerts = [DriftAlert(drift_event_text(events[0]), False)]
+        return alerts + [DriftAlert("Earlier " + drift_event_text(e), True) for e in drifted[:1]]
+    return [DriftAlert(drift_event_text(event), True) for event in drifted]
+
+
+def cap_text(text: str, limit: int) -> tuple[str, str | None]:
+    """The text to display and a note when it was cut to `limit` characters."""
+    if len(text) <= limit:
+        return text, None
+    return text[:limit], f"Showing the first {_n(limit)} of {_n(len(text))} characters."

@@ -1,0 +1,336 @@
+"""The chat screen's commands: one `action_*` each, reachable by slash command, key and palette.
+
+Every action takes the text after its slash command (empty from a key or the palette). Long work
+runs in workers; the core does the work, the dialogs only ask.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.binding import Binding
+from textual.screen import Screen
+
+from pi_tui.ai.messages import THINKING_LEVELS
+from pi_tui.config.models import load_registry, resolve_model
+from pi_tui.config.settings_files import save_global_settings
+from pi_tui.context.compaction.preview import CompactionPreview
+from pi_tui.session.compaction_ops import preview_for_store
+from pi_tui.session.listing import list_sources
+from pi_tui.session.runtime import AgentSessionRuntime
+from pi_tui.session.tree_listing import tree_lines
+from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
+from pi_tui.tui.slash_commands import SLASH_COMMANDS
+from pi_tui.tui.widgets.prompt_area import PromptArea
+
+if TYPE_CHECKING:
+    from pi_tui.session.agent_session import AgentSession
+
+NO_SUMMARY, SUMMARIZE, SUMMARIZE_WITH = "none", "summarize", "custom"
+
+
+class ChatCommands(Screen[None]):
+    """Mixed into `ChatScreen`, which supplies `runtime`, `session`, `refresh_footer` and `show_error`."""
+
+    runtime: AgentSessionRuntime
+
+    if TYPE_CHECKING:
+
+        def refresh_footer(self) -> None: ...
+
+        async def show_error(self, text: str) -> None: ...
+
+    @property
+    def session(self) -> AgentSession:
+        return self.runtime.session
+
+    def _start(self, work: Awaitable[None]) -> None:
+        """Run a command's long part in a worker so the screen stays responsive."""
+        self.run_worker(work, group="command", exit_on_error=False)
+
+    def _later(self, handler: Callable[[str | None], Awaitable[None]]) -> Callable[[str | None], None]:
+        """A dialog callback that hands the answer to `handler` in a worker."""
+        return lambda answer: self._start(handler(answer))
+
+    def _editor_text(self, text: str) -> None:
+        editor = self.query_one(PromptArea)
+        if not editor.text.strip():
+            editor.text = text
+            editor.move_cursor(editor.document.end)
+
+    # --- compaction -------------------------------------------------------------------------------
+
+    async def action_compact(self, args: str = "") -> None:
+        if "--preview" in args.split():
+            preview = await asyncio.to_thread(
+                preview_for_store, self.session.store, self.session.resources.settings.compaction
+            )
+            text = preview if isinstance(preview, str) else _preview_markdown(preview)
+            self.app.push_screen(InfoDialog("Next compaction (preview, no model call)", text))
+            return
+        self._compact(args.strip() or None)
+
+    @work(group="command", exit_on_error=False)
+    async def _compact(self, instructions: str | None) -> None:
+        outcome = await self.session.compact(instructions)
+        if outcome.error and not outcome.cancelled:
+            await self.show_error(outcome.error)
+        elif outcome.entry_id:
+            self.notify(f"Compacted {outcome.tokens_before:,} → {outcome.tokens_after:,} tokens")
+
+    # --- sessions ---------------------------------------------------------------------------------
+
+    async def action_new_session(self, args: str = "") -> None:
+        await self.runtime.new_session()
+
+    async def action_clone(self, args: str = "") -> None:
+        try:
+            await self.runtime.clone()
+        except Exception as error:
+            await self.show_error(str(error))
+
+    async def action_fork(self, args: str = "") -> None:
+        candidates = self.runtime.fork_candidates()
+        if not candidates:
+            await self.show_error("Nothing to fork from yet: no user messages.")
+            return
+        options = [(entry_id, " ".join(text.split())[:100]) for entry_id, text in reversed(candidates)]
+        self.app.push_screen(
+            ChoiceDialog("Fork from before which message?", options), callback=self._later(self._fork_chosen)
+        )
+
+    async def _fork_chosen(self, entry_id: str | None) -> None:
+        if entry_id is None:
+            return
+        text = await self.runtime.fork(entry_id)
+        self._editor_text(text)
+
+    async def action_resume(self, args: str = "") -> None:
+        cwd = str(self.session.resources.cwd)
+        rows = await asyncio.to_thread(list_sources, None)
+        rows.sort(key=lambda row: (row.cwd != cwd, -row.modified.timestamp()))
+        options = [
+            (
+                str(row.path),
+                f"{row.modified.astimezone():%Y-%m-%d %H:%M}  {row.message_count:>4}  "
+                f"{' '.join((row.name or row.first_message).split())[:60]}"
+                + ("  [pi]" if row.source == "pi" else "")
+                + ("" if row.cwd == cwd else f"  ({row.cwd})"),
+            )
+            for row in rows
+        ]
+        if not options:
+            self.notify("No sessions to resume yet.")
+            return
+        self.app.push_screen(
+            ChoiceDialog("Resume a session", options), callback=self._later(self._resume_chosen)
+        )
+
+    async def _resume_chosen(self, path: str | None) -> None:
+        if path is None:
+            return
+        from pathlib import Path
+
+        try:
+            await self.runtime.switch_session(Path(path))
+        except Exception as error:
+            await self.show_error(str(error))
+
+    # --- tree -------------------------------------------------------------------------------------
+
+    async def action_tree(self, args: str = "") -> None:
+        lines = await asyncio.to_thread(tree_lines, self.session.store)
+        if not lines:
+            self.notify("The session has no entries yet.")
+            return
+        options = [
+            (
+                line.entry_id,
+                "  " * line.depth
+                + ("├ " if line.starts_branch else "")
+                + ("● " if line.is_leaf else ("• " if line.on_branch else "  "))
+                + line.text
+                + (f"  [{line.label}]" if line.label else ""),
+            )
+            for line in lines
+        ]
+        self.app.push_screen(
+            ChoiceDialog("Session tree (● you are here)", options, hint="Enter: move there"),
+            callback=self._tree_target_chosen,
+        )
+
+    def _tree_target_chosen(self, entry_id: str | None) -> None:
+        if entry_id is None:
+            return
+        if entry_id == self.session.store.leaf_id:
+            self.notify("Already at this point.")
+            return
+        if self.session.resources.settings.branch_summary.skip_prompt:
+            self._start(self._navigate(entry_id, NO_SUMMARY, None))
+            return
+        choices = [
+            (NO_SUMMARY, "No summary"),
+            (SUMMARIZE, "Summarize"),
+            (SUMMARIZE_WITH, "Summarize with custom prompt"),
+        ]
+
+        def with_instructions(text: str | None) -> None:
+            if text is not None:
+                self._start(self._navigate(entry_id, SUMMARIZE, text))
+
+        def chosen(answer: str | None) -> None:
+            if answer == SUMMARIZE_WITH:
+                self.app.push_screen(
+                    TextDialog("Instructions for the branch summary"), callback=with_instructions
+                )
+            elif answer is not None:
+                self._start(self._navigate(entry_id, answer, None))
+
+        self.app.push_screen(ChoiceDialog("Summarize branch?", choices, filterable=False), callback=chosen)
+
+    async def _navigate(self, entry_id: str, mode: str, instructions: str | None) -> None:
+        try:
+            result = await self.runtime.navigate_tree(
+                entry_id, summarize=mode == SUMMARIZE, custom_instructions=instructions
+            )
+        except Exception as error:
+            await self.show_error(str(error))
+            return
+        if result.editor_text:
+            self._editor_text(result.editor_text)
+
+    # --- model, thinking, settings ------------------------------------------------------------------
+
+    async def action_choose_model(self, args: str = "") -> None:
+        registry = await asyncio.to_thread(load_registry)
+        current = self.session.model.ref if self.session.model else ""
+        options = [
+            (
+                model.ref,
+                f"{'● ' if model.ref == current else '  '}{model.ref}  ({model.context_window:,} tokens)",
+            )
+            for model in registry.models
+        ]
+        if not options:
+            self.notify("No models in models.json; pass --model to use another one.", severity="warning")
+            return
+        self.app.push_screen(ChoiceDialog("Model", options), callback=self._later(self._model_chosen))
+
+    async def _model_chosen(self, ref: str | None) -> None:
+        if ref is None:
+            return
+        resolution = await asyncio.to_thread(resolve_model, ref)
+        if resolution.model is None:
+            await self.show_error("; ".join(str(d) for d in resolution.diagnostics) or f"unknown model {ref}")
+            return
+        await self.session.set_model(resolution.model, resolution.api_key)
+        self.refresh_footer()
+
+    async def action_cycle_thinking(self, args: str = "") -> None:
+        level = await self.session.cycle_thinking_level()
+        self.notify(f"Thinking: {level}" if level else "This model has no thinking levels.")
+
+    async def action_settings(self, args: str = "") -> None:
+        themes = sorted(self.app.available_themes)
+        options = [
+            (f"theme:{name}", f"Theme  {'● ' if name == self.app.theme else '  '}{name}") for name in themes
+        ]
+        if self.session.model is not None and self.session.model.reasoning:
+            options += [
+                (
+                    f"thinking:{level}",
+                    f"Thinking  {'● ' if level == self.session.thinking_level else '  '}{level}",
+                )
+                for level in THINKING_LEVELS
+            ]
+        self.app.push_screen(ChoiceDialog("Settings", options), callback=self._later(self._setting_chosen))
+
+    async def _setting_chosen(self, choice: str | None) -> None:
+        if choice is None:
+            return
+        key, _, value = choice.partition(":")
+        if key == "theme":
+            self.app.theme = value
+            problems = await asyncio.to_thread(save_global_settings, {"theme": value})
+            for problem in problems:
+                self.notify(str(problem), severity="warning")
+        elif key == "thinking":
+            for level in THINKING_LEVELS:
+                if level == value:
+                    await self.session.set_thinking_level(level)
+            self.refresh_footer()
+
+    # --- small commands -----------------------------------------------------------------------------
+
+    async def action_name_session(self, args: str = "") -> None:
+        await self.session.set_session_name(args.strip() or None)
+        self.refresh_footer()
+
+    async def action_copy_answer(self, args: str = "") -> None:
+        text = self.session.last_assistant_text()
+        if not text:
+            self.notify("No answer to copy yet.")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify("Copied the last answer.")
+
+    async def action_reload_resources(self, args: str = "") -> None:
+        changed = await self.session.reload()
+        self.notify("Reloaded: the system prompt changed." if changed else "Reloaded: nothing changed.")
+
+    async def action_session_info(self, args: str = "") -> None:
+        stats = self.session.session_stats()
+        self.app.push_screen(InfoDialog("Session", _stats_markdown(stats.to_json())))
+
+    async def action_hotkeys(self, args: str = "") -> None:
+        keys = [
+            (binding.key, binding.description)
+            for binding in [*self.app.BINDINGS, *type(self).BINDINGS]
+            if isinstance(binding, Binding) and binding.description
+        ]
+        lines = ["| key | action |", "|---|---|"] + [f"| `{key}` | {text} |" for key, text in keys]
+        lines += [
+            "| `enter` | send (while the agent runs: steer) |",
+            "| `alt+enter` | queue a follow-up |",
+            "| `ctrl+j` | new line |",
+            "| `up` / `down` | history |",
+            "| `esc esc` | session tree (idle, empty editor) |",
+        ]
+        lines += ["", "| command | what it does |", "|---|---|"]
+        lines += [
+            f"| `/{c.name}{' ' + c.usage if c.usage else ''}` | {c.description} |" for c in SLASH_COMMANDS
+        ]
+        lines += ["| `!cmd` / `!!cmd` | run a shell command (`!!`: keep it out of the context) |"]
+        self.app.push_screen(InfoDialog("Keys and commands", "\n".join(lines)))
+
+    async def action_quit_app(self, args: str = "") -> None:
+        self.app.exit()
+
+
+def _stats_markdown(stats: dict[str, Any]) -> str:
+    rows = [
+        f"| {key} | {value if value is not None else '—'} |"
+        for key, value in stats.items()
+        if key != "contextUsage"
+    ]
+    return "\n".join(["| | |", "|---|---|", *rows])
+
+
+def _preview_markdown(preview: CompactionPreview) -> str:
+    split = (
+        "yes (the cut falls inside a turn; its start is summarised separately)"
+        if preview.is_split_turn
+        else "no"
+    )
+    lines = [
+        f"- tokens before: **{preview.tokens_before:,}**",
+        f"- after (estimate): **{preview.tokens_after_estimate:,}**",
+        f"- first kept entry: `{preview.first_kept_entry_id}`; split turn: {split}",
+        f"- summarised: {len(preview.summarized) + len(preview.turn_prefix)} entries",
+        f"- kept: {len(preview.kept)} entries",
+        f"- files read: {len(preview.read_files)}, modified: {len(preview.modified_files)}",
+    ]
+    return "\n".join(lines)

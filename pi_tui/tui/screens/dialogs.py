@@ -1,0 +1,147 @@
+"""Small modal screens every command reuses: pick one of a list, read a text, answer a question."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Markdown, OptionList
+from textual.widgets.option_list import Option
+
+DIALOG_CSS = """
+ChoiceDialog, InfoDialog, TextDialog { align: center middle; }
+ChoiceDialog > Vertical, InfoDialog > Vertical, TextDialog > Vertical {
+    width: 90%; max-width: 110; height: auto; max-height: 85%;
+    border: round $accent; background: $surface; padding: 0 1;
+}
+ChoiceDialog .dialog-title, InfoDialog .dialog-title, TextDialog .dialog-title {
+    text-style: bold; padding: 0 0 1 0;
+}
+ChoiceDialog OptionList { height: auto; max-height: 30; }
+ChoiceDialog Input { margin: 0 0 1 0; }
+InfoDialog VerticalScroll { height: auto; max-height: 30; }
+.dialog-hint { color: $text-muted; }
+"""
+
+
+class ChoiceDialog(ModalScreen[str | None]):
+    """Pick one option by id; typing filters the list. Escape cancels (None)."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(
+        self, title: str, options: Sequence[tuple[str, str]], *, hint: str = "", filterable: bool = True
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.choices = list(options)
+        self.hint = hint
+        self.filterable = filterable
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, classes="dialog-title")
+            if self.filterable:
+                yield Input(placeholder="type to filter", id="dialog-filter")
+            yield OptionList(*self._options(""), id="dialog-options")
+            if self.hint:
+                yield Label(self.hint, classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        if self.filterable:
+            self.query_one(Input).focus()
+        else:
+            self.query_one(OptionList).focus()
+        options = self.query_one(OptionList)
+        if options.option_count:
+            options.highlighted = 0
+
+    def _options(self, needle: str) -> list[Option]:
+        lowered = needle.lower()
+        return [Option(label, id=key) for key, label in self.choices if lowered in label.lower()]
+
+    @on(Input.Changed, "#dialog-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(self._options(event.value))
+        if options.option_count:
+            options.highlighted = 0
+
+    @on(Input.Submitted, "#dialog-filter")
+    def _submit_filtered(self) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is not None:
+            self.dismiss(options.get_option_at_index(options.highlighted).id)
+
+    def on_key(self, event: events.Key) -> None:
+        # Arrow keys move through the list while the filter keeps the focus.
+        if self.filterable and event.key in ("down", "up") and self.query_one(Input).has_focus:
+            options = self.query_one(OptionList)
+            if event.key == "down":
+                options.action_cursor_down()
+            else:
+                options.action_cursor_up()
+            event.stop()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class InfoDialog(ModalScreen[None]):
+    """Markdown to read (session facts, keys); any of Escape, Enter or q closes it."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("enter", "close", show=False),
+        Binding("q", "close", show=False),
+    ]
+
+    def __init__(self, title: str, markdown: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.markdown = markdown
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, classes="dialog-title")
+            with VerticalScroll():
+                yield Markdown(self.markdown)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class TextDialog(ModalScreen[str | None]):
+    """One line of text (instructions, a name). Enter accepts, Escape cancels (None)."""
+
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, *, placeholder: str = "", value: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.placeholder = placeholder
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, classes="dialog-title")
+            yield Input(value=self.value, placeholder=self.placeholder)
+
+    @on(Input.Submitted)
+    def _accept(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

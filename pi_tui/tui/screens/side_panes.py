@@ -1,0 +1,205 @@
+"""The chat screen's right-hand side: context inspector, tool-output viewer, compaction timeline.
+
+Data is built off the event loop (session files, token counts, audits) and handed to the panes; the
+panes post intents (restore, re-compact, pin) that are carried out here through the core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import TabbedContent, TabPane
+
+from pi_tui.agent.events import (
+    MessageEndEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
+from pi_tui.context.compaction.pins import Pin
+from pi_tui.session.compaction_pins import pin_text, unpin
+from pi_tui.session.events import AnyEvent
+from pi_tui.session.inspector import InspectorCache, build_inspector_data
+from pi_tui.tui.inspector_view import ledger_zones, segment_texts
+from pi_tui.tui.timeline_view import detail_for, preview_for, timeline_rows
+from pi_tui.tui.tool_calls import ToolCallLog
+from pi_tui.tui.widgets.compaction_detail import CompactionDetail
+from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
+from pi_tui.tui.widgets.context_inspector import ContextInspector
+from pi_tui.tui.widgets.message_blocks import ToolCallBlock
+from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
+
+if TYPE_CHECKING:
+    from pi_tui.session.agent_session import AgentSession
+
+INSPECTOR_EVENTS = frozenset(
+    {"agent_end", "message_end", "compaction_end", "session_tree", "system_prompt_changed", "model_changed"}
+)
+TIMELINE_EVENTS = frozenset({"compaction_end", "session_tree"})
+TOOL_LOG_EVENTS = (ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent, MessageEndEvent)
+
+
+class SidePanes(Screen[None]):
+    """Mixed into `ChatScreen`, which supplies `session`, `show_error` and calls the hooks below."""
+
+    if TYPE_CHECKING:
+
+        @property
+        def session(self) -> AgentSession: ...
+
+        async def show_error(self, text: str) -> None: ...
+
+    def compose_side(self) -> ComposeResult:
+        with TabbedContent(id="side", initial="pane-context"):
+            with TabPane("Context", id="pane-context"):
+                yield ContextInspector(id="inspector")
+            with TabPane("Tools", id="pane-tools"):
+                yield ToolOutputViewer(id="tool-viewer")
+            with TabPane("Compactions", id="pane-compactions"):
+                yield CompactionTimeline(id="timeline")
+
+    def side_reset(self) -> None:
+        """A new session (or the first): start every pane from the session file."""
+        self._inspector_cache = InspectorCache()
+        self._tool_log = ToolCallLog.from_messages(self.session.agent.state.messages)
+        self.query_one(ToolOutputViewer).update_calls(self._tool_log.calls())
+        self._refresh_inspector()
+        self._refresh_timeline()
+
+    def side_events(self, events: Sequence[AnyEvent]) -> None:
+        viewer = self.query_one(ToolOutputViewer)
+        changed = False
+        for event in events:
+            if isinstance(event, ToolExecutionUpdateEvent) and event.tool_call_id == viewer.selected:
+                viewer.append_live(event.tool_call_id, event.partial_result.text_content)
+            if isinstance(event, TOOL_LOG_EVENTS):
+                changed = self._tool_log.apply(event) is not None or changed
+        if changed:
+            viewer.update_calls(self._tool_log.calls())
+        kinds = {event.type for event in events}
+        if kinds & INSPECTOR_EVENTS:
+            self._refresh_inspector()
+        if kinds & TIMELINE_EVENTS:
+            self._tool_log = ToolCallLog.from_messages(self.session.agent.state.messages)
+            viewer.update_calls(self._tool_log.calls())
+            self._refresh_timeline()
+
+    # --- context inspector ---------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="inspector", exit_on_error=False)
+    def _refresh_inspector(self) -> None:
+        session = self.session
+        cache = self._inspector_cache
+        data = build_inspector_data(session.store, session.resources.settings, session.model, cache=cache)
+        context = session.store.build_context()
+        texts = segment_texts(
+            session.system_prompt,
+            [tool.spec() for tool in session.active_tools],
+            context.messages,
+            context.entry_ids,
+            model=session.model,
+            zones=ledger_zones(cache.ledger),
+        )
+        self.app.call_from_thread(self.query_one(ContextInspector).show, data, texts)
+
+    # --- tool-output viewer ----------------------------------------------------------------------------
+
+    @on(ToolCallBlock.Selected)
+    def _open_tool_call(self, event: ToolCallBlock.Selected) -> None:
+        self.show_pane("pane-tools")
+        self.query_one(ToolOutputViewer).select(event.tool_call_id)
+
+    # --- compaction timeline ------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="timeline", exit_on_error=False)
+    def _refresh_timeline(self, selected: str | None = None) -> None:
+        store = self.session.store
+        rows = timeline_rows(store)
+        chosen = selected or (rows[-1].compaction_id if rows else None)
+        detail = detail_for(store, chosen, self.session.resources.settings.compaction) if chosen else None
+        self.app.call_from_thread(self._show_timeline, rows, detail, chosen)
+
+    def _show_timeline(self, rows: Any, detail: Any, chosen: str | None) -> None:
+        timeline = self.query_one(CompactionTimeline)
+        timeline.show(rows, detail)
+        if chosen is not None:
+            timeline.select(chosen)
+
+    @on(CompactionTimeline.CompactionSelected)
+    def _compaction_selected(self, event: CompactionTimeline.CompactionSelected) -> None:
+        self._load_detail(event.compaction_id)
+
+    @work(thread=True, exclusive=True, group="timeline-detail", exit_on_error=False)
+    def _load_detail(self, compaction_id: str) -> None:
+        detail = detail_for(self.session.store, compaction_id, self.session.resources.settings.compaction)
+        self.app.call_from_thread(self.query_one(CompactionTimeline).show_detail, detail)
+
+    @on(CompactionTimeline.RestoreRequested)
+    async def _restore(self, event: CompactionTimeline.RestoreRequested) -> None:
+        outcome = await self.session.restore_compaction(event.compaction_id)
+        if outcome.error:
+            await self.show_error(outcome.error)
+        else:
+            self.notify("Restored: the next message continues from before that compaction, on a new branch.")
+
+    @on(CompactionTimeline.RecompactRequested)
+    def _recompact(self, event: CompactionTimeline.RecompactRequested) -> None:
+        self.run_worker(self._recompact_work(event.compaction_id, event.instructions), group="command")
+
+    async def _recompact_work(self, compaction_id: str, instructions: str | None) -> None:
+        outcome = await self.session.recompact(compaction_id, instructions)
+        if outcome.error and not outcome.cancelled:
+            await self.show_error(outcome.error)
+
+    @on(CompactionTimeline.PreviewRequested)
+    async def _preview(self) -> None:
+        session = self.session
+        preview = await asyncio.to_thread(preview_for, session.store, session.resources.settings.compaction)
+        self.query_one(CompactionTimeline).show_preview(preview)
+
+    @on(CompactionDetail.PinToggled)
+    async def _pin(self, event: CompactionDetail.PinToggled) -> None:
+        store = self.session.store
+        if event.pinned:
+            await asyncio.to_thread(pin_text, store, event.kind, event.text)
+        else:
+            await asyncio.to_thread(unpin, store, Pin(event.kind, event.text))
+
+    # --- layout -------------------------------------------------------------------------------------------
+
+    def show_pane(self, pane_id: str) -> None:
+        self.remove_class("-side-hidden")
+        self.add_class("-side-shown")
+        self.query_one(TabbedContent).active = pane_id
+
+    def action_toggle_side(self, args: str = "") -> None:
+        """Ctrl+B: hide or show the side panel (on narrow screens it is hidden until asked for)."""
+        self.toggle_class("-side-shown" if self.has_class("-narrow") else "-side-hidden")
+
+    def action_pane_context(self, args: str = "") -> None:
+        self.show_pane("pane-context")
+
+    def action_pane_tools(self, args: str = "") -> None:
+        self.show_pane("pane-tools")
+
+    def action_pane_compactions(self, args: str = "") -> None:
+        self.show_pane("pane-compactions")
+
+    def action_maximize_pane(self, args: str = "") -> None:
+        """Give the focused pane the whole screen (again to restore)."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        target = None
+        for candidate in (focused, *(focused.ancestors if focused else ())):
+            if getattr(candidate, "id", None) in ("conversation", "side"):
+                target = candidate
+                break
+        if target is not None:
+            self.maximize(target, container=False)

@@ -1,0 +1,275 @@
+"""What the compaction timeline pane shows, built from a session store (R10, R11.4).
+
+Pure and Textual-free: the screen calls these in a worker thread and hands the results to
+`CompactionTimeline` / `CompactionDetail`, which only render them. Everything here is plain text
+plus a `kind` per line; the widgets turn kinds into CSS classes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, TypeAlias
+
+from pi_tui.config.settings import CompactionSettings
+from pi_tui.context.compaction.loss_audit import LossAudit
+from pi_tui.context.compaction.pins import Pin
+from pi_tui.context.compaction.preview import CompactionPreview, PreviewItem
+from pi_tui.context.compaction.summary_diff import SectionDiff
+from pi_tui.session.compaction_ops import preview_for_store
+from pi_tui.session.compaction_pins import active_pins
+from pi_tui.session.compaction_timeline import (
+    CompactionRecord,
+    audit_compaction,
+    diff_compaction,
+    list_compactions,
+)
+from pi_tui.session.entries import CompactionEntry
+from pi_tui.session.store import SessionStore
+
+ON_BRANCH_MARKER = "●"
+UNKNOWN_VALUE = "?"
+NO_MODEL = "—"
+MAX_PREVIEW_ROWS = 200
+"""A long kept tail is listed up to here, then counted: the pane is for reading, not for every id."""
+
+DiffLineKind: TypeAlias = Literal["add", "remove", "hunk", "context"]
+PreviewRowKind: TypeAlias = Literal["summarised", "prefix", "kept"]
+_FILE_TAG = re.compile(r"<(read-files|modified-files)>\n?(.*?)\n?</\1>", re.DOTALL)
+_FILE_TAG_TITLES = {"read-files": "Read files", "modified-files": "Modified files"}
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    """One table row; `cells()` order matches `TIMELINE_COLUMNS`."""
+
+    compaction_id: str
+    branch: str
+    time: str
+    reason: str
+    tokens: str
+    model: str
+    audit: str
+
+    def cells(self) -> tuple[str, ...]:
+        return (self.branch, self.time, self.reason, self.tokens, self.model, self.audit)
+
+
+TIMELINE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("branch", " "),
+    ("time", "Time"),
+    ("reason", "Reason"),
+    ("tokens", "Tokens before → after"),
+    ("model", "Model"),
+    ("audit", "Missing"),
+)
+"""(column key, label) pairs; the keys are `TimelineRow` field names."""
+
+
+def local_time(timestamp: str) -> str:
+    """`2026-11-29T23:15:12.049Z` → `11-29 23:15:12` in local time (the raw text if unparsable)."""
+    try:
+        parsed = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return timestamp
+    return parsed.astimezone().strftime("%m-%d %H:%M:%S")
+
+
+def tokens_text(before: int, after: int | None) -> str:
+    if after is None:
+        return f"{before:,} → {UNKNOWN_VALUE}"
+    saved = round(100 * (before - after) / before) if before else 0
+    return f"{before:,} → {after:,} (-{saved}%)"
+
+
+def row_for(record: CompactionRecord) -> TimelineRow:
+    missing = sum(counts["missing"] for counts in record.audit.values())
+    listed = sum(counts["listed"] for counts in record.audit.values())
+    return TimelineRow(
+        compaction_id=record.entry_id,
+        branch=ON_BRANCH_MARKER if record.on_current_branch else "",
+        time=local_time(record.timestamp),
+        reason=record.reason + (" (hook)" if record.from_hook else ""),
+        tokens=tokens_text(record.tokens_before, record.tokens_after),
+        model=record.model or NO_MODEL,
+        audit=f"{missing}/{listed}",
+    )
+
+
+def timeline_rows(store: SessionStore) -> list[TimelineRow]:
+    """Every compaction of the file (all branches), in file order."""
+    return [row_for(record) for record in list_compactions(store)]
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    text: str
+    kind: DiffLineKind
+
+
+@dataclass(frozen=True)
+class DiffSection:
+    heading: str
+    status: str
+    lines: tuple[DiffLine, ...]
+
+
+def _diff_kind(line: str) -> DiffLineKind:
+    if line.startswith("@@"):
+        return "hunk"
+    if line.startswith("+"):
+        return "add"
+    if line.startswith("-"):
+        return "remove"
+    return "context"
+
+
+def diff_sections(diffs: list[SectionDiff]) -> tuple[DiffSection, ...]:
+    """Changed, added and removed sections with classified lines (file headers dropped)."""
+    sections: list[DiffSection] = []
+    for section in diffs:
+        if section.status == "unchanged":
+            continue
+        body = [line for line in section.diff if not line.startswith(("--- ", "+++ "))]
+        sections.append(
+            DiffSection(
+                section.heading, section.status, tuple(DiffLine(line, _diff_kind(line)) for line in body)
+            )
+        )
+    return tuple(sections)
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    kind: str
+    text: str
+    entry_id: str
+    count: int
+    survives: bool
+    pinned: bool
+
+
+def audit_rows(audit: LossAudit, pins: list[Pin]) -> tuple[AuditRow, ...]:
+    """Audit items grouped by kind (the audit's own order), each marked pinned when a pin holds its text."""
+    pinned = {pin.key for pin in pins}
+    return tuple(
+        AuditRow(
+            item.kind,
+            item.text,
+            item.entry_id,
+            item.count,
+            item.survives,
+            Pin(item.kind, item.text).key in pinned,
+        )
+        for item in audit.items
+    )
+
+
+@dataclass(frozen=True)
+class PreviewRow:
+    kind: PreviewRowKind
+    entry_id: str
+    role: str
+    tokens: int
+
+
+@dataclass(frozen=True)
+class NextCompaction:
+    """The preview of the next compaction on the current branch, or why there is none (`unavailable`)."""
+
+    facts: tuple[tuple[str, str], ...] = ()
+    rows: tuple[PreviewRow, ...] = ()
+    more_rows: int = 0
+    unavailable: str | None = None
+
+
+def _rows(kind: PreviewRowKind, items: list[PreviewItem]) -> list[PreviewRow]:
+    return [PreviewRow(kind, item.entry_id, item.role, item.tokens) for item in items]
+
+
+def next_compaction(preview: CompactionPreview | str) -> NextCompaction:
+    if isinstance(preview, str):
+        return NextCompaction(unavailable=preview)
+    summarised = preview.summarized + preview.turn_prefix
+    facts = (
+        ("Cut before", preview.first_kept_entry_id + (" (split turn)" if preview.is_split_turn else "")),
+        ("Summarised", f"{len(summarised)} messages, ~{sum(item.tokens for item in summarised):,} tokens"),
+        ("Kept", f"{len(preview.kept)} messages, ~{sum(item.tokens for item in preview.kept):,} tokens"),
+        ("Tokens", f"{preview.tokens_before:,} → ~{preview.tokens_after_estimate:,}"),
+        ("Summary budget", f"{preview.summary_budget:,} tokens"),
+    )
+    rows = (
+        _rows("summarised", preview.summarized)
+        + _rows("prefix", preview.turn_prefix)
+        + _rows("kept", preview.kept)
+    )
+    return NextCompaction(
+        facts=facts, rows=tuple(rows[:MAX_PREVIEW_ROWS]), more_rows=max(0, len(rows) - MAX_PREVIEW_ROWS)
+    )
+
+
+def preview_for(store: SessionStore, settings: CompactionSettings) -> NextCompaction:
+    """The next compaction's preview (no model call)."""
+    return next_compaction(preview_for_store(store, settings))
+
+
+def summary_markdown(summary: str) -> str:
+    """The summary as Markdown: pi's `<read-files>` / `<modified-files>` tags become titled lists."""
+
+    def as_list(match: re.Match[str]) -> str:
+        paths = [line.strip() for line in match.group(2).split("\n") if line.strip()]
+        return f"### {_FILE_TAG_TITLES[match.group(1)]}\n\n" + "\n".join(f"- `{path}`" for path in paths)
+
+    return _FILE_TAG.sub(as_list, summary)
+
+
+@dataclass(frozen=True)
+class CompactionDetailData:
+    """Everything the detail shows for one compaction, plus the next compaction's preview."""
+
+    compaction_id: str
+    facts: tuple[tuple[str, str], ...]
+    summary: str
+    """Markdown (see `summary_markdown`)."""
+    diff: tuple[DiffSection, ...]
+    unchanged: tuple[str, ...]
+    """Headings of the sections identical to the previous summary."""
+    audit: tuple[AuditRow, ...]
+    audit_note: str
+    preview: NextCompaction
+
+
+def detail_for(
+    store: SessionStore, compaction_id: str, settings: CompactionSettings
+) -> CompactionDetailData | None:
+    """The detail of one compaction, or None when `compaction_id` is not a compaction of `store`."""
+    entry = store.get_entry(compaction_id)
+    diff = diff_compaction(store, compaction_id)
+    audit = audit_compaction(store, compaction_id)
+    if not isinstance(entry, CompactionEntry) or diff is None or audit is None:
+        return None
+    record = next((item for item in list_compactions(store) if item.entry_id == compaction_id), None)
+    facts: list[tuple[str, str]] = [("Id", entry.id), ("Time", local_time(entry.timestamp))]
+    if record is not None:
+        facts += [
+            ("Reason", record.reason),
+            ("Tokens", tokens_text(record.tokens_before, record.tokens_after)),
+            ("Model", record.model or NO_MODEL),
+            ("Branch", "current" if record.on_current_branch else "other"),
+        ]
+    facts += [("First kept", entry.first_kept_entry_id), ("Summary", f"{len(entry.summary):,} chars")]
+    missing = len(audit.missing)
+    note = f"{missing} of {len(audit.items)} items missing from the summary"
+    if audit.scanned_messages < audit.span_messages:
+        note += f" (newest {audit.scanned_messages} of {audit.span_messages} messages read)"
+    return CompactionDetailData(
+        compaction_id=compaction_id,
+        facts=tuple(facts),
+        summary=summary_markdown(entry.summary),
+        diff=diff_sections(diff),
+        unchanged=tuple(section.heading for section in diff if section.status == "unchanged"),
+        audit=audit_rows(audit, active_pins(store)),
+        audit_note=note,
+        preview=preview_for(store, settings),
+    )

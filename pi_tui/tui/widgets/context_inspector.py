@@ -1,0 +1,184 @@
+"""The context inspector pane (R8): budget bar, headline, drift alerts, segment table and exact texts.
+
+The pane only renders what `show` hands it: the screen builds `InspectorData` and `SegmentTexts` in a
+worker (tokenising and converting are too slow for the UI thread) and calls `show` with both.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import getters, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.events import Resize
+from textual.message import Message
+from textual.widgets import DataTable, Static, TextArea
+
+from pi_tui.session.inspector import InspectorData
+from pi_tui.tui.inspector_view import (
+    EMPTY_TEXTS,
+    SegmentTexts,
+    TableRow,
+    cap_text,
+    drift_alerts,
+    headline_lines,
+    table_rows,
+)
+from pi_tui.tui.widgets.budget_bar import BudgetBar
+
+MAX_DETAIL_CHARS = 40_000
+"""Longer texts are cut for display (TextArea cost grows with size); the note gives the full size."""
+NARROW_WIDTH = 44
+"""Below this many columns the preview column is left out."""
+NO_SELECTION = "The exact text the model gets for the row under the cursor shows here."
+
+
+class ContextInspector(Vertical):
+    """Where the context window goes, live: what is in it, what it costs and what broke the cache."""
+
+    DEFAULT_CSS = """
+    ContextInspector {
+        height: 1fr;
+        width: 1fr;
+        padding: 0 1;
+        & > #inspector-headline { height: auto; }
+        & > #inspector-budget { margin: 1 0 0 0; }
+        & > #inspector-drift { height: auto; color: $text-muted; margin: 1 0 0 0; }
+        & > #inspector-drift.-drifted { color: $warning; text-style: bold; }
+        & > #inspector-table { height: 1fr; min-height: 4; margin: 1 0 0 0; }
+        & > #inspector-detail-title { height: 1; color: $text-muted; text-wrap: nowrap;
+                                      text-overflow: ellipsis; }
+        & > #inspector-detail { height: 1fr; min-height: 3; border: none; padding: 0; }
+        &.-narrow > #inspector-budget { margin: 0; }
+        &.-narrow > #inspector-drift { margin: 0; }
+    }
+    """
+
+    BINDINGS = [Binding("s", "toggle_sort", "Sort by size")]
+
+    class SegmentSelected(Message):
+        """A row was chosen: `row_key` is `system:<name>`, `tool:<name>` or `message:<key>`."""
+
+        def __init__(self, inspector: ContextInspector, row_key: str) -> None:
+            super().__init__()
+            self.inspector = inspector
+            self.row_key = row_key
+
+        @property
+        def control(self) -> ContextInspector:
+            return self.inspector
+
+    headline = getters.query_one("#inspector-headline", Static)
+    budget = getters.query_one("#inspector-budget", BudgetBar)
+    drift = getters.query_one("#inspector-drift", Static)
+    table = getters.query_one("#inspector-table", DataTable)
+    detail_title = getters.query_one("#inspector-detail-title", Static)
+    detail = getters.query_one("#inspector-detail", TextArea)
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.data: InspectorData | None = None
+        """The data last shown (None before the first `show`)."""
+        self.texts: SegmentTexts = EMPTY_TEXTS
+        self.largest_first = False
+        """Whether the table is sorted by tokens, biggest first (toggled with `s`)."""
+        self.selected_key: str | None = None
+        """Row key whose text the detail area shows."""
+        self._rows: dict[str, TableRow] = {}
+        self._narrow = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("No session data yet.", id="inspector-headline")
+        yield BudgetBar(id="inspector-budget")
+        yield Static("", id="inspector-drift")
+        table: DataTable[str | Text] = DataTable(id="inspector-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static(NO_SELECTION, id="inspector-detail-title")
+        yield TextArea("", id="inspector-detail", read_only=True, soft_wrap=True, show_cursor=False)
+
+    def show(self, data: InspectorData, texts: SegmentTexts) -> None:
+        """Render `data` with the row texts computed for the same leaf; keeps the selection if it survives."""
+        self.data = data
+        self.texts = texts
+        self.headline.update("\n".join(headline_lines(data)))
+        self.budget.geometry = data.geometry
+        alerts = drift_alerts(data)
+        self.drift.update("\n".join(alert.text for alert in alerts))
+        self.drift.set_class(any(alert.drifted for alert in alerts), "-drifted")
+        self._fill_table()
+        if self.selected_key is not None:
+            self._show_detail(self.selected_key)
+
+    def action_toggle_sort(self) -> None:
+        """Switch between request order and largest-first."""
+        self.largest_first = not self.largest_first
+        self._fill_table()
+
+    def select_row(self, row_key: str) -> None:
+        """Show the exact text of `row_key` and announce it (as Enter or a click on its row does)."""
+        if row_key in self._rows and self._cursor_key() != row_key:
+            self.table.move_cursor(row=self.table.get_row_index(row_key), animate=False)
+        self._show_detail(row_key)
+        self.post_message(self.SegmentSelected(self, row_key))
+
+    def _fill_table(self) -> None:
+        table = self.table
+        current = self._cursor_key()
+        table.clear(columns=True)
+        if self._narrow:
+            table.add_columns("zone", "name", "tokens")
+        else:
+            table.add_columns("zone", "name", "tokens", "preview")
+        if self.data is None:
+            return
+        rows = table_rows(self.data, self.texts, largest_first=self.largest_first)
+        self._rows = {row.key: row for row in rows}
+        for row in rows:
+            count = Text(f"{row.tokens:,}", justify="right")
+            cells: list[str | Text] = (
+                [row.zone, row.name, count] if self._narrow else [row.zone, row.name, count, row.preview]
+            )
+            table.add_row(*cells, key=row.key)
+        if current is not None and current in self._rows:
+            table.move_cursor(row=table.get_row_index(current), animate=False)
+
+    def _cursor_key(self) -> str | None:
+        table = self.table
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return key
+
+    def _show_detail(self, row_key: str) -> None:
+        self.selected_key = row_key
+        row = self._rows.get(row_key)
+        text = self.texts.text_for(row_key)
+        if row is None or text is None:
+            self.detail_title.update("That row is no longer in the context.")
+            self.detail.load_text("")
+            return
+        shown, note = cap_text(text, MAX_DETAIL_CHARS)
+        title = f"{row.name} · {row.zone} · {row.tokens:,} tokens · {len(text):,} chars"
+        self.detail_title.update(f"{title} · {note}" if note else title)
+        self.detail.load_text(shown if text else "(nothing is sent for this message)")
+
+    @on(DataTable.RowHighlighted, "#inspector-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The detail follows the cursor, so arrowing through rows reads them one by one."""
+        event.stop()
+        if event.row_key.value is not None:
+            self._show_detail(event.row_key.value)
+
+    @on(DataTable.RowSelected, "#inspector-table")
+    def _row_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.select_row(event.row_key.value)
+
+    def on_resize(self, event: Resize) -> None:
+        narrow = event.size.width < NARROW_WIDTH
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self.set_class(narrow, "-narrow")
+            self._fill_table()

@@ -1,0 +1,108 @@
+"""The session's tool calls, one row each: what ran, how it went, how big its output was."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.message import Message
+from textual.widgets import DataTable
+
+from pi_tui.tools.truncate import format_size
+from pi_tui.tui.tool_calls import ToolCallInfo
+
+COLUMNS = ("tool", "args", "status", "lines", "bytes", "truncated")
+_STATUS_CLASS = {"running": "tool-list--running", "done": "tool-list--done", "error": "tool-list--error"}
+
+
+class ToolList(DataTable[str | Text]):
+    """A row per tool call, keyed by the call id; rows are updated in place, never rebuilt."""
+
+    DEFAULT_CSS = """
+    ToolList {
+        height: auto;
+        max-height: 12;
+        & > .tool-list--running { color: $warning; }
+        & > .tool-list--done { color: $success; }
+        & > .tool-list--error { color: $error; text-style: bold; }
+    }
+    """
+
+    COMPONENT_CLASSES = DataTable.COMPONENT_CLASSES | set(_STATUS_CLASS.values())
+
+    @dataclass
+    class ToolSelected(Message):
+        """The user chose a tool call (cursor moved onto it or Enter)."""
+
+        tool_list: ToolList
+        tool_call_id: str
+
+        @property
+        def control(self) -> ToolList:
+            return self.tool_list
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
+        self._shown: dict[str, ToolCallInfo] = {}
+        self._pending: Sequence[ToolCallInfo] | None = None
+        self._announced: str | None = None
+        """The call last reported (or selected by the owner), so a cursor move it caused is not echoed."""
+
+    def on_mount(self) -> None:
+        for column in COLUMNS:
+            self.add_column(column, key=column)
+        if self._pending is not None:
+            calls, self._pending = self._pending, None
+            self.update_calls(calls)
+
+    def update_calls(self, calls: Sequence[ToolCallInfo]) -> None:
+        """Add new calls and update changed ones (status, counters) without moving the cursor."""
+        if not self.columns:  # not mounted yet: shown once the columns exist
+            self._pending = calls
+            return
+        for call in calls:
+            known = self._shown.get(call.id)
+            if known == call:
+                continue
+            cells = self._cells(call)
+            if known is None:
+                self.add_row(*cells, key=call.id)
+            else:
+                for column, value in zip(COLUMNS, cells, strict=True):
+                    self.update_cell(call.id, column, value)
+            self._shown[call.id] = call
+
+    def select_call(self, tool_call_id: str) -> None:
+        """Move the cursor to a call without reporting it back as the user's choice."""
+        if tool_call_id in self._shown:
+            self._announced = tool_call_id
+            self.move_cursor(row=self.get_row_index(tool_call_id))
+
+    def _cells(self, call: ToolCallInfo) -> tuple[str | Text, ...]:
+        status = Text(call.status, style=self.get_component_rich_style(_STATUS_CLASS[call.status]))
+        return (
+            call.name,
+            call.args_summary,
+            status,
+            f"{call.lines:,}" if call.lines else "",
+            format_size(call.bytes) if call.bytes else "",
+            "yes" if call.truncated else "",
+        )
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        key = event.row_key.value
+        # Highlights are queued; one for a row the cursor has already left is stale.
+        if key is None or key == self._announced or event.cursor_row != self.cursor_row:
+            return
+        self._announced = key
+        self.post_message(self.ToolSelected(self, key))
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.ToolSelected(self, event.row_key.value))

@@ -1,0 +1,341 @@
+"""The tool-output viewer pane: the session's tool calls, and for one of them what the model got or the
+full output, with the lines the model saw highlighted (SPEC R11.3).
+
+The pane is handed data: `update_calls` with the calls the screen keeps (a `ToolCallLog`), `append_live`
+with a running call's latest output. The full output of a truncated call lives in its spill file; the pane
+pages it through a `SpillReader` (made by the `open_spill` factory it is given), whose coroutines do every
+read in a thread. The pane only awaits them in its own workers, so it never blocks on the disk and
+nothing outlives it when it is removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import var
+from textual.widgets import Input, Static
+from textual.worker import WorkType
+
+from pi_tui.tui.spill_reader import SpillReader
+from pi_tui.tui.tool_calls import ToolCallInfo
+from pi_tui.tui.widgets.line_view import LineView
+from pi_tui.tui.widgets.tool_list import ToolList
+
+ViewMode = Literal["model", "full"]
+SpillOpener = Callable[[str], SpillReader]
+INDEX_CHUNKS_PER_STEP = 4
+"""Spill-file indexing reports progress (and the view grows) after this many 1 MiB chunks."""
+
+
+class ToolOutputViewer(Vertical):
+    """Tool calls on top; below, the selected call's output, toggled between the model's view and the
+    full output."""
+
+    DEFAULT_CSS = """
+    ToolOutputViewer {
+        height: 1fr;
+        & > #tool-output-header {
+            height: 1;
+            background: $panel;
+            & > #tool-output-title { width: 1fr; color: $text; text-style: bold; }
+            & > #tool-output-status { width: auto; color: $text-muted; padding: 0 1; }
+        }
+        & > #tool-output-notice { height: auto; max-height: 2; color: $warning; background: $boost; }
+        & > #tool-output-notice.-empty { display: none; }
+        & > LineView { height: 1fr; }
+        & > #tool-output-search { display: none; }
+        &.-searching > #tool-output-search { display: block; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("t", "toggle_view", "Model/full"),
+        Binding("slash", "open_search", "Search"),
+        Binding("escape", "close_search", "Close search", show=False),
+    ]
+
+    mode: var[ViewMode] = var[ViewMode]("model")
+    """Which text is shown: what the model got, or the full output."""
+
+    @dataclass
+    class ViewToggled(Message):
+        """The user switched between the model's view and the full output."""
+
+        viewer: ToolOutputViewer
+        tool_call_id: str | None
+        mode: ViewMode
+
+        @property
+        def control(self) -> ToolOutputViewer:
+            return self.viewer
+
+    def __init__(
+        self,
+        *,
+        open_spill: SpillOpener = SpillReader,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._open_spill = open_spill
+        self._calls: dict[str, ToolCallInfo] = {}
+        self._selected: str | None = None
+        self._reader: SpillReader | None = None
+        self._problem = ""
+        self._indexing: SpillReader | None = None
+        self._index_again = False
+
+    def compose(self) -> ComposeResult:
+        yield ToolList(id="tool-list")
+        with Horizontal(id="tool-output-header"):
+            yield Static("No tool call selected.", id="tool-output-title", markup=False)
+            yield Static("", id="tool-output-status", markup=False)
+        yield Static("", id="tool-output-notice", classes="-empty", markup=False)
+        yield LineView(id="tool-output-lines")
+        yield Input(placeholder="search (Enter: next match, Esc: close)", id="tool-output-search")
+
+    def on_mount(self) -> None:
+        if self._calls:
+            self.tool_list.update_calls(list(self._calls.values()))
+
+    @property
+    def tool_list(self) -> ToolList:
+        return self.query_one(ToolList)
+
+    @property
+    def line_view(self) -> LineView:
+        return self.query_one(LineView)
+
+    @property
+    def selected(self) -> str | None:
+        return self._selected
+
+    @property
+    def reader(self) -> SpillReader | None:
+        """The reader of the shown spill file (None in the model view or when nothing spilled)."""
+        return self._reader
+
+    # --- data handed down ----------------------------------------------------------------------------
+
+    def update_calls(self, calls: Sequence[ToolCallInfo]) -> None:
+        """The session's calls as they are now; changed ones are redrawn, the selection is kept."""
+        previous = self._calls.get(self._selected) if self._selected else None
+        self._calls = {call.id: call for call in calls}
+        if not self.is_mounted:  # handed over on mount
+            return
+        self.tool_list.update_calls(calls)
+        current = self._calls.get(self._selected) if self._selected else None
+        if current is not None and current != previous:
+            self._refresh_content(previous)
+
+    def select(self, tool_call_id: str) -> None:
+        """Show one call (its model view first); unknown ids are ignored."""
+        if tool_call_id not in self._calls or tool_call_id == self._selected:
+            return
+        self._selected = tool_call_id
+        self.tool_list.select_call(tool_call_id)
+        call = self._calls[tool_call_id]
+        self.line_view.follow = call.status == "running"
+        self._problem = ""
+        self._close_reader()
+        self._show()
+
+    def append_live(self, tool_call_id: str, partial_text: str) -> None:
+        """A running call's latest output (the whole tail so far, as the bash tool streams it)."""
+        call = self._calls.get(tool_call_id)
+        if call is None or call.model_text == partial_text:
+            return
+        updated = replace(call, model_text=partial_text)
+        self._calls[tool_call_id] = updated
+        if tool_call_id == self._selected:
+            self._refresh_content(call)
+
+    # --- actions ---------------------------------------------------------------------------------------
+
+    def action_toggle_view(self) -> None:
+        self.mode = "full" if self.mode == "model" else "model"
+        self.post_message(self.ViewToggled(self, self._selected, self.mode))
+
+    def watch_mode(self) -> None:
+        self._problem = ""
+        if self.is_mounted:
+            self._show()
+
+    def action_open_search(self) -> None:
+        self.add_class("-searching")
+        self.query_one("#tool-output-search", Input).focus()
+
+    def action_close_search(self) -> None:
+        self.remove_class("-searching")
+        self.line_view.focus()
+
+    @on(Input.Submitted, "#tool-output-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.line_view.search(event.value)
+        self.remove_class("-searching")
+        self.line_view.focus()
+
+    @on(ToolList.ToolSelected)
+    def _tool_selected(self, event: ToolList.ToolSelected) -> None:
+        self.select(event.tool_call_id)
+
+    @on(LineView.StatusChanged)
+    def _status_changed(self, event: LineView.StatusChanged) -> None:
+        event.stop()
+        self.query_one("#tool-output-status", Static).update(event.text)
+
+    @on(LineView.SearchRequested)
+    def _search_requested(self, event: LineView.SearchRequested) -> None:
+        event.stop()
+        reader = self._reader
+        if reader is not None:
+            self._spawn(partial(self._search, reader, event.query), group="spill-search", exclusive=True)
+
+    # --- showing -------------------------------------------------------------------------------------
+
+    def _refresh_content(self, previous: ToolCallInfo | None) -> None:
+        call = self._calls[self._selected] if self._selected else None
+        if call is None:
+            return
+        if self.mode == "model" or call.spill_path is None:
+            self._show(keep_position=True)
+        elif previous is None or previous.spill_path != call.spill_path:
+            self._close_reader()
+            self._show()
+        elif self._reader is not None:
+            self._start_indexing(self._reader)
+        self._show_header(call)
+
+    def _show(self, *, keep_position: bool = False) -> None:
+        call = self._calls.get(self._selected) if self._selected else None
+        view = self.line_view
+        if call is None:
+            view.show_lines([])
+            return
+        self._show_header(call)
+        if self.mode == "full" and call.spill_path is not None and not self._problem:
+            if self._reader is None or str(self._reader.path) != call.spill_path:
+                self._reader = self._open_spill(call.spill_path)
+                view.show_paged(self._reader.line_count, self._page_source(self._reader))
+                view.highlight(_seen_lines(call))
+                self._start_indexing(self._reader, jump_to=_first_seen(call))
+            return
+        self._close_reader()
+        text = call.model_text if call.model_text else ""
+        view.show_lines(text.split("\n") if text else [], keep_position=keep_position)
+        view.highlight([])
+
+    def _show_header(self, call: ToolCallInfo) -> None:
+        spilled = call.spill_path is not None
+        if self.mode == "model":
+            what = "what the model got"
+        elif spilled:
+            what = f"full output ({call.lines:,} lines)"
+        else:
+            what = "full output (nothing was cut: the model got all of it)"
+        title = f"{call.name} {call.args_summary} — {what} [{call.status}]"
+        self.query_one("#tool-output-title", Static).update(title)
+        notice = self._problem or call.notice
+        if self.mode == "full" and spilled and call.shown_range is not None and not self._problem:
+            shown = call.shown_range
+            notice = (
+                f"Highlighted: lines {shown.start:,}-{shown.end:,}, what the model saw. {call.spill_path}"
+            )
+        widget = self.query_one("#tool-output-notice", Static)
+        widget.update(notice)
+        widget.set_class(not notice, "-empty")
+
+    def _close_reader(self) -> None:
+        self._reader = None
+        self._indexing = None
+        self.workers.cancel_group(self, "spill-index")
+        self.workers.cancel_group(self, "spill-search")
+
+    # --- workers (reads run in threads inside SpillReader) ---------------------------------------------
+
+    def _spawn(self, job: WorkType[None], *, group: str, exclusive: bool = False) -> None:
+        """Start a worker from a coroutine function, so one cancelled before it starts leaves nothing
+        un-awaited behind."""
+        self.run_worker(job, group=group, exclusive=exclusive, exit_on_error=False)
+
+    def _page_source(self, reader: SpillReader) -> Callable[[int, int], None]:
+        def source(start: int, count: int) -> None:
+            self._spawn(partial(self._load_page, reader, start, count), group="spill-page")
+
+        return source
+
+    def _start_indexing(self, reader: SpillReader, jump_to: int | None = None) -> None:
+        """Index the spill file; if that is under way, index again once it is done (the file grew)."""
+        if self._indexing is reader:
+            self._index_again = True
+            return
+        self._indexing = reader
+        self._index_again = False
+        self._spawn(partial(self._index, reader, jump_to), group="spill-index", exclusive=True)
+
+    async def _index(self, reader: SpillReader, jump_to: int | None) -> None:
+        def progressed(lines: int) -> None:
+            nonlocal jump_to
+            if reader is not self._reader:
+                return
+            self.line_view.set_total(lines)
+            if jump_to is not None and jump_to < lines and not self.line_view.follow:
+                self.line_view.scroll_to_line(jump_to)
+                jump_to = None
+
+        try:
+            while True:
+                await reader.build_index(chunks_per_step=INDEX_CHUNKS_PER_STEP, on_progress=progressed)
+                if not self._index_again or reader is not self._reader:
+                    break
+                self._index_again = False
+        except OSError as error:
+            self._fail(reader, error)
+        finally:
+            if self._indexing is reader:
+                self._indexing = None
+
+    async def _load_page(self, reader: SpillReader, start: int, count: int) -> None:
+        try:
+            lines = await reader.read_lines(start, count)
+        except OSError as error:
+            self._fail(reader, error)
+            return
+        if reader is self._reader:
+            self.line_view.provide(start, lines)
+
+    async def _search(self, reader: SpillReader, query: str) -> None:
+        try:
+            result = await reader.search(query)
+        except OSError as error:
+            self._fail(reader, error)
+            return
+        if reader is self._reader:
+            self.line_view.set_matches(query, result.lines, result.complete and reader.index_complete)
+
+    def _fail(self, reader: SpillReader, error: OSError) -> None:
+        if reader is not self._reader:
+            return
+        self._reader = None
+        self._problem = (
+            f"Cannot read the full output ({error.strerror or error}); showing what the model got."
+        )
+        self._show()
+
+
+def _seen_lines(call: ToolCallInfo) -> list[tuple[int, int]]:
+    shown = call.shown_range
+    return [(shown.start - 1, shown.end)] if shown is not None else []
+
+
+def _first_seen(call: ToolCallInfo) -> int | None:
+    return call.shown_range.start - 1 if call.shown_range is not None else None

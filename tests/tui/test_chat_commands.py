@@ -1,0 +1,139 @@
+"""Slash commands, user shell commands and dialogs on the chat screen, driven with Pilot."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import OptionList
+
+from pi_tui.ai.scripted import ScriptedReply
+from pi_tui.session.entries import CompactionEntry
+from pi_tui.tui.screens.chat import ChatScreen
+from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog
+from pi_tui.tui.slash_commands import completions, parse_slash_command
+from pi_tui.tui.widgets.conversation import ConversationView
+from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
+from pi_tui.tui.widgets.prompt_area import PromptArea
+
+from .chat_fixtures import make_chat_app
+from .pilot_helpers import settle
+
+SIZE = (120, 40)
+
+
+async def submit(pilot: Pilot[Any], text: str) -> None:
+    # Long texts are put in the editor directly: typing them key by key would take minutes.
+    pilot.app.screen.query_one(PromptArea).text = text
+    await pilot.press("enter")
+    await asyncio.sleep(0.05)
+    await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
+    await settle(pilot)
+
+
+def chat(app: Any) -> ChatScreen:
+    screen = app.screen_stack[1] if isinstance(app.screen, ChoiceDialog | InfoDialog) else app.screen
+    assert isinstance(screen, ChatScreen)
+    return screen
+
+
+def test_parse_and_complete() -> None:
+    command = parse_slash_command("/compact keep the API notes")
+    assert command is not None and command[0].name == "compact" and command[1] == "keep the API notes"
+    assert parse_slash_command("/skill:review the diff") is None
+    assert parse_slash_command("plain text") is None
+    assert completions("/co") == ["/compact", "/copy"]
+
+
+async def test_name_and_new_session(tmp_path: Path) -> None:
+    app, session, _ = make_chat_app(tmp_path, [ScriptedReply(text="hello")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await submit(pilot, "hi")
+        await submit(pilot, "/name parser work")
+        assert session.store.get_session_name() == "parser work"
+        first_id = session.store.session_id
+
+        await submit(pilot, "/new")
+        await settle(pilot)
+        assert app.runtime.session.store.session_id != first_id  # type: ignore[attr-defined]
+        assert list(chat(app).query_one(ConversationView).children) == []
+
+
+async def test_user_shell_command_is_shown_and_recorded(tmp_path: Path) -> None:
+    app, session, provider = make_chat_app(tmp_path, [ScriptedReply(text="seen")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"!echo from-the-shell", "enter")
+        for _ in range(100):
+            if not session.is_bash_running and session.store.entries:
+                break
+            await asyncio.sleep(0.05)
+        await settle(pilot)
+        block = chat(app).query_one(ToolCallBlock)
+        assert block.tool_name == "!" and "echo from-the-shell" in block.summary
+        assert any(entry.type == "message" for entry in session.store.entries)
+        await submit(pilot, "what did it print?")
+        assert "from-the-shell" in str(provider.contexts[0].messages[0].to_json_obj())
+
+
+async def test_compact_command_summarises(tmp_path: Path) -> None:
+    replies = [ScriptedReply(text="answer " * 400), ScriptedReply(text="answer two " * 300)]
+    replies += [ScriptedReply(text="## Goal\nShip it."), ScriptedReply(text="## Original Request\nx")]
+    app, session, _ = make_chat_app(tmp_path, replies)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await submit(pilot, "first " * 300)
+        await submit(pilot, "second " * 300)
+        await submit(pilot, "/compact")
+        for _ in range(100):
+            if not session.is_compacting and any(
+                isinstance(e, CompactionEntry) for e in session.store.entries
+            ):
+                break
+            await asyncio.sleep(0.05)
+        await settle(pilot)
+        assert any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
+        texts = [str(widget.render()) for widget in chat(app).query_one(ConversationView).children]
+        assert any(text.startswith("Compacted from") for text in texts)
+
+
+async def test_tree_moves_back_to_an_earlier_message(tmp_path: Path) -> None:
+    app, _session, _ = make_chat_app(tmp_path, [ScriptedReply(text="one"), ScriptedReply(text="two")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await submit(pilot, "first question")
+        await submit(pilot, "second question")
+        await submit(pilot, "/tree")
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        labels = [str(option.prompt) for option in dialog.query_one(OptionList).options]
+        target = next(i for i, label in enumerate(labels) if "second question" in label)
+        dialog.query_one(OptionList).highlighted = target
+        await pilot.press("tab", "enter")
+        await settle(pilot)
+        summary_dialog = app.screen
+        assert isinstance(summary_dialog, ChoiceDialog)
+        await pilot.press("enter")  # No summary
+        await settle(pilot)
+        await asyncio.sleep(0.1)
+        await settle(pilot)
+        screen = chat(app)
+        assert screen.query_one(PromptArea).text == "second question"
+        kinds = [type(child) for child in screen.query_one(ConversationView).children]
+        assert kinds == [UserBlock, AssistantBlock]
+
+
+async def test_session_and_hotkeys_dialogs(tmp_path: Path) -> None:
+    app, _, _ = make_chat_app(tmp_path, [ScriptedReply(text="hello")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await submit(pilot, "hi")
+        await submit(pilot, "/session")
+        assert isinstance(app.screen, InfoDialog) and "userMessages" in app.screen.markdown
+        await pilot.press("escape")
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(app.screen, InfoDialog) and "/compact" in app.screen.markdown
