@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = parser.add_argument_group("running headless")
     run.add_argument("-p", "--print", action="store_true", help="send the messages, print the final answer")
     run.add_argument(
+        "--demo", action="store_true", help="a scripted model works on a throwaway project, offline"
+    )
+    run.add_argument(
         "--mode", choices=("text", "json"), default="text", help="json: print every event as one JSON line"
     )
     model = parser.add_argument_group("model")
@@ -136,7 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in SUBCOMMAND_HELP:
         return _subcommands()[args[0]](args[1:])
     parser = build_parser()
-    options = run_options(parser.parse_args(args))
+    namespace = parser.parse_args(args)
+    namespace_demo = bool(namespace.demo)
+    options = run_options(namespace)
     if options.tools is not None:
         from pi_tui.tools.registry import ALL_TOOL_NAMES
 
@@ -150,7 +155,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.print_mode or options.output == "json" or piped:
         return _headless(options)
     from pi_tui.session.factory import ModelChoice
-    from pi_tui.tui.launch import run_interactive
+    from pi_tui.tui.launch import run_demo, run_interactive
+
+    if namespace_demo:
+        return run_demo()
 
     return run_interactive(
         model=ModelChoice(options.model, options.base_url, options.api_key),

@@ -9,7 +9,8 @@ from pi_tui.config.paths import models_path
 
 SETUP_HELP = (
     "No model configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a local or other "
-    "OpenAI-compatible server), or describe your models in {models}. See README: Configuring a model."
+    "OpenAI-compatible server), or describe your models in {models}. See README: Configuring a model. "
+    "Press d to watch the offline demo."
 )
 
 

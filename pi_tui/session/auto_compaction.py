@@ -165,11 +165,12 @@ class AutoCompaction:
             return False
         if trigger.kind == "overflow":
             self._overflow_attempted = True
-            _drop_failed_reply(session.agent)
+            _drop_overflowing_reply(session.agent)
             outcome = await self.compact("overflow", will_retry=True)
             if outcome.entry_id is None:
                 return False
-            _drop_failed_reply(session.agent)
+            # The rebuilt state has the reply again (it stays in the file); it is not sent back.
+            _drop_overflowing_reply(session.agent)
             await asyncio.sleep(CONTINUE_DELAY_S)
             await session.agent.continue_()
             return True
@@ -195,7 +196,13 @@ def _reported_error(reason: CompactionReasonName, outcome: CompactionOutcome) ->
     return None
 
 
-def _drop_failed_reply(agent: Agent) -> None:
+def _drop_overflowing_reply(agent: Agent) -> None:
+    """The reply that overflowed leaves the state: an error, or a "silent" overflow that stopped normally
+    with more input than the window holds (pi-behaviour §4.10 case 2)."""
     messages = agent.state.messages
-    if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].failed:
-        agent.state.messages = messages[:-1]
+    if messages and isinstance(messages[-1], AssistantMessage):
+        messages = messages[:-1]
+    # Failed replies retried earlier in the run sit just before it in the file; they are never sent.
+    while messages and isinstance(messages[-1], AssistantMessage) and messages[-1].failed:
+        messages = messages[:-1]
+    agent.state.messages = messages

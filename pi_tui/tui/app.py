@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
+from pi_tui.session.demo import Demo
 from pi_tui.session.listing import SessionSummary, list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.tui.screens.chat import ChatScreen
@@ -32,6 +33,7 @@ class PiTuiApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("a", "toggle_all", "All directories"),
         Binding("r", "reload_sessions", "Reload"),
+        Binding("d", "demo", "Demo"),
     ]
 
     def __init__(
@@ -83,6 +85,23 @@ class PiTuiApp(App[int]):
             self.push_screen(chat, callback=lambda _: self.exit())
             for warning in self.startup_warnings:
                 self.notify(warning, severity="warning", timeout=8)
+
+    def action_demo(self) -> None:
+        """Offered on the start page: watch a scripted model work, offline, with every pane live."""
+        self._start_demo()
+
+    @work(thread=True, exclusive=True, group="demo", exit_on_error=False)
+    def _start_demo(self) -> None:
+        import tempfile
+
+        from pi_tui.session.demo import create_demo
+
+        demo = create_demo(Path(tempfile.mkdtemp(prefix="pi-tui-demo-")))
+        self.call_from_thread(self._show_demo, demo)
+
+    def _show_demo(self, demo: Demo) -> None:
+        self.runtime = demo.runtime
+        self.push_screen(ChatScreen(demo.runtime, demo=True, initial_messages=list(demo.prompts)))
 
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all

@@ -46,3 +46,24 @@ def run_interactive(
     )
     app.run()
     return app.return_code or 0
+
+
+def run_demo() -> int:
+    """`pi-tui --demo`: the chat on a scripted session in a throwaway project (kept for inspection)."""
+    import tempfile
+
+    from pi_tui.session.demo import create_demo
+    from pi_tui.tui.app import PiTuiApp
+
+    demo = create_demo(Path(tempfile.mkdtemp(prefix="pi-tui-demo-")))
+    app = PiTuiApp(
+        cwd=demo.project,
+        session_root=sessions_root(),
+        pi_session_root=pi_sessions_root(),
+        setup_notice="",
+        runtime=demo.runtime,
+        initial_messages=list(demo.prompts),
+        demo=True,
+    )
+    app.run()
+    return app.return_code or 0

@@ -137,3 +137,20 @@ async def test_session_and_hotkeys_dialogs(tmp_path: Path) -> None:
         await pilot.press("f1")
         await settle(pilot)
         assert isinstance(app.screen, InfoDialog) and "/compact" in app.screen.markdown
+
+
+async def test_command_palette_lists_slash_commands(tmp_path: Path) -> None:
+    app, _, _ = make_chat_app(tmp_path, [])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"/hotkeys")
+        await asyncio.sleep(0.5)
+        await settle(pilot)
+        await pilot.press("enter")
+        for _ in range(40):
+            if isinstance(app.screen, InfoDialog):
+                break
+            await asyncio.sleep(0.05)
+        assert isinstance(app.screen, InfoDialog) and "/compact" in app.screen.markdown

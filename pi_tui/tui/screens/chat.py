@@ -24,6 +24,7 @@ from pi_tui.session.path_view import path_items
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
 from pi_tui.session.usage_totals import usage_totals
 from pi_tui.tui.bridge import FRAME_SECONDS, EventBridge, SessionEvents
+from pi_tui.tui.command_provider import SlashCommandProvider
 from pi_tui.tui.screens.chat_commands import ChatCommands
 from pi_tui.tui.screens.side_panes import SidePanes
 from pi_tui.tui.slash_commands import parse_slash_command
@@ -53,6 +54,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
     """One session at a time (the runtime swaps it): talk to the model, watch its tools, interrupt it."""
 
     CSS_PATH = "chat.tcss"
+    COMMANDS = Screen.COMMANDS | {SlashCommandProvider}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [
         Binding("escape", "interrupt", "Abort"),

@@ -1,0 +1,79 @@
+"""End to end as a person would: `pi-tui --demo` in a real terminal (tmux), keys in, screen text out."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+WIDTH, HEIGHT = 160, 48
+PI_TUI = str(Path(sys.executable).with_name("pi-tui"))
+
+
+def capture(session: str) -> str:
+    return subprocess.run(
+        ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def wait_for(session: str, text: str, timeout: float = 45.0) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = capture(session)
+        if text in screen:
+            return screen
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} did not appear; the screen was:\n{screen}")
+
+
+@pytest.fixture
+def demo_session(tmp_path: Path) -> Iterator[str]:
+    name = f"pi-tui-e2e-{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "PI_TUI_HOME": str(tmp_path / "home"), "TERM": "xterm-256color"}
+    command = f"cd {tmp_path} && {PI_TUI} --demo"
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), command],
+        check=True,
+        env=env,
+    )
+    try:
+        yield name
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def test_demo_plays_and_every_pane_answers(demo_session: str) -> None:
+    screen = wait_for(demo_session, "I changed one line")
+    assert "DEMO" in screen
+    assert "Compacted from" in screen
+
+    subprocess.run(["tmux", "send-keys", "-t", demo_session, "F3"], check=True)
+    assert "bash" in wait_for(demo_session, "what the model")
+
+    subprocess.run(["tmux", "send-keys", "-t", demo_session, "F4"], check=True)
+    assert "threshold" in wait_for(demo_session, "Tokens before")
+
+    # Text and Enter go separately: in one burst the terminal may deliver Enter as part of a paste.
+    subprocess.run(["tmux", "send-keys", "-t", demo_session, "-l", "/session"], check=True)
+    time.sleep(0.5)
+    subprocess.run(["tmux", "send-keys", "-t", demo_session, "Enter"], check=True)
+    wait_for(demo_session, "userMessages")
+    subprocess.run(["tmux", "send-keys", "-t", demo_session, "Escape"], check=True)
+
+    subprocess.run(["tmux", "send-keys", "-t", demo_session, "C-q"], check=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        alive = subprocess.run(["tmux", "has-session", "-t", demo_session], capture_output=True)
+        if alive.returncode != 0 or "pi-tui" not in capture(demo_session):
+            return
+        time.sleep(0.3)
