@@ -9,6 +9,7 @@ import pytest
 from textual.pilot import Pilot
 
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall, ScriptedUsage
+from pi_tui.context import resources
 from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.widgets import conversation
 from pi_tui.tui.widgets.context_inspector import ContextInspector
@@ -66,6 +67,8 @@ def test_chat_after_a_tool_call(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setattr(conversation, "clock", lambda: 100.0)
+    # The prompt names the README of the checkout; its path (and so its token count) varies by clone.
+    monkeypatch.setattr(resources, "package_readme_path", lambda: Path("/opt/pi-tui/README.md"))
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "todo.md").write_text("- write the parser\n- add tests\n- ship it\n")
     replies = [
