@@ -32,6 +32,7 @@ from pi_tui.ai.messages import (
 )
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
 from pi_tui.config.model_config import ModelConfig
+from pi_tui.context.accounting.record import RequestKind
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
@@ -156,8 +157,12 @@ class AgentSession:
 
     @property
     def stream_fn(self) -> StreamFunction:
-        """The provider as the session calls it (summary calls use it directly, unrecorded)."""
+        """The provider as the session calls it, without recording."""
         return self._provider_call
+
+    def summary_stream_fn(self, kind: RequestKind) -> StreamFunction:
+        """The provider for summary calls, each leaving a request record of `kind`."""
+        return self._recorder.summary_stream(self._provider_call, kind)
 
     def _provider_call(
         self, model: ModelConfig, context: LlmContext, options: StreamOptions
@@ -426,7 +431,9 @@ class AgentSession:
         if summarize:
             target = None
             if self.model is not None:
-                target = SummaryModel(self.model, self.stream_fn, self._api_key, self.thinking_level)
+                target = SummaryModel(
+                    self.model, self.summary_stream_fn("branch-summary"), self._api_key, self.thinking_level
+                )
             reserve = self.resources.settings.branch_summary.reserve_tokens
             request = SummaryRequest(target, reserve, custom_instructions, replace_instructions)
         self._tree_signal = signal = AbortSignal()

@@ -16,6 +16,7 @@ from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import AssistantMessage, ThinkingLevel
 from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.model_config import ModelConfig
+from pi_tui.context.accounting.record import RequestKind
 from pi_tui.context.compaction.triggers import (
     OVERFLOW_RECOVERY_FAILED,
     auto_compaction_error,
@@ -54,8 +55,7 @@ class CompactingSession(Protocol):
     @property
     def api_key(self) -> str | None: ...
 
-    @property
-    def stream_fn(self) -> StreamFunction: ...
+    def summary_stream_fn(self, kind: RequestKind) -> StreamFunction: ...
 
     def last_assistant_message(self) -> AssistantMessage | None: ...
 
@@ -100,7 +100,7 @@ class AutoCompaction:
                     session.store,
                     model=session.model,
                     api_key=session.api_key,
-                    stream_fn=session.stream_fn,
+                    stream_fn=session.summary_stream_fn("summary"),
                     settings=session.resources.settings.compaction,
                     custom_instructions=instructions,
                     reason=reason,

@@ -15,11 +15,12 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from pi_tui.ai.messages import AgentMessage, AssistantMessage
-from pi_tui.ai.stream import StreamEvent, ToolSpec
+from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions, ToolSpec
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.measure import MeasureCache
 from pi_tui.context.accounting.record import (
     REQUEST_CUSTOM_TYPE,
+    RequestKind,
     RequestRecord,
     build_request_record,
     record_entry_data,
@@ -123,3 +124,45 @@ class RequestRecorder:
         else:
             self._base = (entry.id, record)
             self._since_base = 0
+
+    # --- summary calls ------------------------------------------------------------------------------
+
+    def summary_stream(self, provider: StreamFunction, kind: RequestKind) -> StreamFunction:
+        """`provider` for compaction and branch summaries: each call leaves a record of its own kind,
+        measured from exactly what it sent (the summarisation prompt and one user message)."""
+
+        def call(
+            model: ModelConfig, context: LlmContext, options: StreamOptions
+        ) -> AsyncIterator[StreamEvent]:
+            return self._summary_timed(provider(model, context, options), model, context, kind)
+
+        return call
+
+    async def _summary_timed(
+        self, stream: AsyncIterator[StreamEvent], model: ModelConfig, context: LlmContext, kind: RequestKind
+    ) -> AsyncIterator[StreamEvent]:
+        started, time_ms = time.monotonic(), int(time.time() * 1000)
+        first: float | None = None
+        async for event in stream:
+            if first is None and event.type.endswith("_delta"):
+                first = time.monotonic()
+            reply = event.message or event.partial
+            # A failed or cancelled summary leaves nothing behind: the branch must not move for it.
+            if event.terminal and not reply.failed and self._store.writable:
+                record = build_request_record(
+                    model=model,
+                    system_prompt=context.system_prompt,
+                    tools=context.tools,
+                    messages=context.messages,
+                    entry_ids=[None] * len(context.messages),
+                    kind=kind,
+                    response=reply,
+                    ttft_ms=(first - started) * 1000 if first is not None else None,
+                    duration_ms=(time.monotonic() - started) * 1000,
+                    time_ms=time_ms,
+                    cache=self._cache,
+                )
+                await asyncio.to_thread(
+                    self._store.append_custom, REQUEST_CUSTOM_TYPE, record_entry_data(record)
+                )
+            yield event

@@ -146,3 +146,25 @@ async def test_every_model_call_leaves_a_request_record(tmp_path: Path) -> None:
         parent = next(entry for entry in entries if entry.id == record.parent_id)
         assert parent.type == "message" and parent.to_json_obj()["message"]["role"] == "assistant"
     assert "one" not in str([record.data for record in records])
+
+
+async def test_summary_calls_leave_request_records_of_their_own_kind(tmp_path: Path) -> None:
+    provider = ScriptedProvider([long_reply(), long_reply(), summary_reply(), summary_reply("prefix")])
+    session = make_session(tmp_path, provider, CompactionSettings(enabled=False, keep_recent_tokens=150))
+    await session.prompt("first " * 200)
+    await session.prompt("second " * 200)
+
+    await session.compact()
+
+    records = [
+        parse_request_record(entry.data)
+        for entry in session.store.entries
+        if isinstance(entry, CustomEntry) and entry.custom_type == REQUEST_CUSTOM_TYPE
+    ]
+    kinds = sorted(record.kind for record in records if record is not None)
+    assert kinds == ["summary", "summary", "turn", "turn"]
+    summary = next(record for record in records if record is not None and record.kind == "summary")
+    assert summary.usage is not None and summary.usage.output == 20
+    assert "first first" not in str(
+        [entry.to_json_obj() for entry in session.store.entries if entry.type == "custom"]
+    )
