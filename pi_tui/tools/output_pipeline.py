@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import time
+from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,10 @@ class OutputPipeline:
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._sanitizer = StreamSanitizer()
         self._pending_raw: list[bytes] = []
-        self._deferred = b""
+        # Raw chunks not decoded yet, newest last, at most about TAIL_KEEP x max_bytes of them kept.
+        self._deferred: deque[bytes] = deque()
+        self._deferred_size = 0
+        self._dropped = False
         self._spill: SpillFile | None = None
         self._tail = ""
         self._tail_bytes = 0
@@ -143,12 +147,14 @@ class OutputPipeline:
             self._line_bytes = len(data) - data.rfind(b"\n") - 1
         else:
             self._line_bytes += len(data)
-        if len(data) > TAIL_LIMIT * self.max_bytes:
-            # Cleaned only if no other oversized chunk replaces it before the next look at the tail.
-            self._deferred = self._skip_to_tail(data)
-        else:
-            self._clean_deferred()
-            self._clean(data)
+        # Decoding and sanitising wait until the tail is looked at (a snapshot, at most 10 a second, or
+        # the end): output that scrolls past unseen is never cleaned, which keeps floods near disk speed.
+        self._deferred.append(data)
+        self._deferred_size += len(data)
+        keep = TAIL_KEEP * self.max_bytes
+        while len(self._deferred) > 1 and self._deferred_size - len(self._deferred[0]) >= keep:
+            self._deferred_size -= len(self._deferred.popleft())
+            self._dropped = True
         if self._spill is None and self._over_budget():
             self._open_spill()
 
@@ -221,14 +227,20 @@ class OutputPipeline:
         self._append(chunk.rewind, chunk.text)
 
     def _clean_deferred(self) -> None:
-        if self._deferred:
-            data, self._deferred = self._deferred, b""
-            self._clean(data)
+        if not self._deferred:
+            return
+        data = b"".join(self._deferred)
+        self._deferred.clear()
+        self._deferred_size = 0
+        if self._dropped or len(data) > TAIL_LIMIT * self.max_bytes:
+            self._dropped = False
+            data = self._skip_to_tail(data)
+        self._clean(data)
 
     def _skip_to_tail(self, data: bytes) -> bytes:
         """Keep only the part of an oversized chunk that can reach the tail: from a line start if there
         is one, else from a character start. Decoder, sanitiser and tail start afresh there."""
-        cut = len(data) - TAIL_KEEP * self.max_bytes
+        cut = max(0, len(data) - TAIL_KEEP * self.max_bytes)
         newline = data.find(b"\n", cut, len(data) - 1)
         self._tail = ""
         self._tail_bytes = 0
