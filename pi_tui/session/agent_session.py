@@ -36,7 +36,7 @@ from pi_tui.context.accounting.record import RequestKind
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
-from pi_tui.session.auto_compaction import AutoCompaction
+from pi_tui.session.auto_compaction import AutoCompaction, ConfirmCompaction
 from pi_tui.session.compaction_ops import CompactionOutcome, RestoreOutcome
 from pi_tui.session.events import (
     AnyEvent,
@@ -100,6 +100,7 @@ class AgentSession:
         self._base_stream_fn = config.stream_fn or _default_stream_fn()
         self._recovery = FailureRecovery(self)
         self._compaction = AutoCompaction(self)
+        self.confirm_compaction: ConfirmCompaction | None = None
         self._recorder = RequestRecorder(self.store)
         self._tree_signal: AbortSignal | None = None
         self._bash = UserBashRunner(self)

@@ -9,7 +9,8 @@ overflow in a row is reported, never retried.
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeAlias
 
 from pi_tui.agent.agent import Agent
 from pi_tui.ai.abort import AbortSignal
@@ -45,8 +46,13 @@ CONTINUE_DELAY_S = 0.1
 """pi waits this long after compacting before it continues the interrupted run."""
 
 
+ConfirmCompaction: TypeAlias = Callable[[CompactionReasonName, int | None], Awaitable[bool]]
+"""Asked before an automatic compaction when `compaction.confirm` is set (R10.6); headless never asks."""
+
+
 class CompactingSession(Protocol):
     agent: Agent
+    confirm_compaction: ConfirmCompaction | None
     model: ModelConfig | None
     resources: Resources
     store: SessionStore
@@ -144,6 +150,14 @@ class AutoCompaction:
             return CompactionOutcome(error=restored.error)
         return await self.compact("manual", instructions)
 
+    async def _confirmed(self, reason: CompactionReasonName, tokens: int | None) -> bool:
+        """`compaction.confirm`: the front end may decline; a declined compaction ends as cancelled."""
+        session = self._session
+        if not session.resources.settings.compaction.confirm or await _ask(session, reason, tokens):
+            return True
+        await session.emit(CompactionEndEvent(reason, aborted=True))
+        return False
+
     async def check(self, *, before_prompt: bool) -> bool:
         """Run pi's automatic check; True when a run was continued (the caller checks again after it)."""
         session = self._session
@@ -163,6 +177,10 @@ class AutoCompaction:
         if trigger.kind == "overflow_failed":
             await session.emit(CompactionEndEvent("overflow", error_message=OVERFLOW_RECOVERY_FAILED))
             return False
+        if trigger.kind in ("overflow", "threshold") and not await self._confirmed(
+            "overflow" if trigger.kind == "overflow" else "threshold", trigger.context_tokens
+        ):
+            return False
         if trigger.kind == "overflow":
             self._overflow_attempted = True
             _drop_overflowing_reply(session.agent)
@@ -181,6 +199,11 @@ class AutoCompaction:
                 await session.agent.continue_()
                 return True
         return False
+
+
+async def _ask(session: CompactingSession, reason: CompactionReasonName, tokens: int | None) -> bool:
+    confirm = session.confirm_compaction
+    return True if confirm is None else await confirm(reason, tokens)
 
 
 def _reported_error(reason: CompactionReasonName, outcome: CompactionOutcome) -> str | None:

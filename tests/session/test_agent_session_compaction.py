@@ -168,3 +168,40 @@ async def test_summary_calls_leave_request_records_of_their_own_kind(tmp_path: P
     assert "first first" not in str(
         [entry.to_json_obj() for entry in session.store.entries if entry.type == "custom"]
     )
+
+
+async def test_confirm_setting_asks_before_automatic_compaction(tmp_path: Path) -> None:
+    big_usage = ScriptedUsage(input=3200, output=100)
+    replies = [
+        long_reply(),
+        ScriptedReply(text="answer " * 300, usage=big_usage),
+        summary_reply(),
+        summary_reply(),
+    ]
+    asked: list[tuple[str, int | None]] = []
+
+    async def decline(reason: str, tokens: int | None) -> bool:
+        asked.append((reason, tokens))
+        return False
+
+    session = make_session(
+        tmp_path,
+        ScriptedProvider(replies),
+        CompactionSettings(reserve_tokens=1000, keep_recent_tokens=150, confirm=True),
+    )
+    session.confirm_compaction = decline
+    events = events_of(session)
+    await session.prompt("one " * 200)
+    await session.prompt("two " * 200)
+
+    assert [reason for reason, _ in asked] == ["threshold"]
+    assert not any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
+    assert any(isinstance(event, CompactionEndEvent) and event.aborted for event in events)
+
+    async def accept(reason: str, tokens: int | None) -> bool:
+        return True
+
+    session.confirm_compaction = accept
+    outcome_events = events_of(session)
+    await session.prompt("three")
+    assert any(isinstance(event, CompactionEndEvent) and event.result is not None for event in outcome_events)

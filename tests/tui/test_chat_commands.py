@@ -97,7 +97,7 @@ async def test_compact_command_summarises(tmp_path: Path) -> None:
         await settle(pilot)
         assert any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
         texts = [str(widget.render()) for widget in chat(app).query_one(ConversationView).children]
-        assert any(text.startswith("Compacted from") for text in texts)
+        assert any(text.startswith("Compacted ") and "→" in text for text in texts)
 
 
 async def test_tree_moves_back_to_an_earlier_message(tmp_path: Path) -> None:
@@ -154,3 +154,39 @@ async def test_command_palette_lists_slash_commands(tmp_path: Path) -> None:
                 break
             await asyncio.sleep(0.05)
         assert isinstance(app.screen, InfoDialog) and "/compact" in app.screen.markdown
+
+
+async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Path) -> None:
+    from pi_tui.ai.scripted import ScriptedUsage
+    from pi_tui.config.settings import CompactionSettings, Settings
+    from pi_tui.tui.screens.confirm_compaction import ConfirmCompactionDialog
+
+    big = ScriptedUsage(input=31_500, output=100)  # over the threshold (31,000), inside the window (32,000)
+    replies = [ScriptedReply(text="first", usage=big), ScriptedReply(text="second", usage=big)]
+    replies += [ScriptedReply(text="## Goal\nx"), ScriptedReply(text="## Original Request\ny")]
+    settings = Settings(
+        compaction=CompactionSettings(reserve_tokens=1000, keep_recent_tokens=10, confirm=True)
+    )
+    app, session, _ = make_chat_app(tmp_path, replies, settings=settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat(app).confirm_seconds = 0.3
+        chat(app).query_one(PromptArea).text = "one"
+        await pilot.press("enter")
+        for _ in range(60):
+            if isinstance(app.screen, ConfirmCompactionDialog):
+                break
+            await asyncio.sleep(0.05)
+        assert isinstance(app.screen, ConfirmCompactionDialog)
+        await pilot.press("escape")
+        await session.wait_for_idle()
+        await settle(pilot)
+        assert not any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
+
+        chat(app).query_one(PromptArea).text = "two"
+        await pilot.press("enter")
+        for _ in range(100):
+            if any(isinstance(entry, CompactionEntry) for entry in session.store.entries):
+                break
+            await asyncio.sleep(0.05)
+        assert any(isinstance(entry, CompactionEntry) for entry in session.store.entries)

@@ -6,6 +6,7 @@ and post what the user asked for. Slash commands, dialogs and the palette live i
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from pi_tui.session.usage_totals import usage_totals
 from pi_tui.tui.bridge import FRAME_SECONDS, EventBridge, SessionEvents
 from pi_tui.tui.command_provider import SlashCommandProvider
 from pi_tui.tui.screens.chat_commands import ChatCommands
+from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS, ConfirmCompactionDialog
 from pi_tui.tui.screens.side_panes import SidePanes
 from pi_tui.tui.slash_commands import parse_slash_command
 from pi_tui.tui.widgets.conversation import ConversationView
@@ -89,6 +91,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         self._show_thinking = True
         self._ledger = BranchLedger()
         self._last_escape = 0.0
+        self.confirm_seconds: float = COUNTDOWN_SECONDS
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="chat-main"):
@@ -99,6 +102,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
+        self.session.confirm_compaction = self._confirm_compaction
         self._bridge.bind(self.runtime.subscribe)
         self.runtime.on_session_replaced(self._session_replaced)
         self.set_interval(FRAME_SECONDS, self._bridge.flush)
@@ -116,11 +120,25 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         self._bridge.unbind()
 
     async def _session_replaced(self, session: AgentSession, reason: ReplaceReason) -> None:
+        session.confirm_compaction = self._confirm_compaction
         self._ledger = BranchLedger()
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
         self.refresh_footer()
         self.side_reset()
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
+
+    async def _confirm_compaction(self, reason: str, tokens: int | None) -> bool:
+        """Asked by the session before an automatic compaction when `compaction.confirm` is set."""
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def answered(compact: bool | None) -> None:
+            if not answer.done():
+                answer.set_result(compact is not False)
+
+        self.app.push_screen(
+            ConfirmCompactionDialog(reason, tokens, seconds=self.confirm_seconds), callback=answered
+        )
+        return await answer
 
     @work(thread=True, exit_on_error=False, group="git")
     def _load_git_branch(self) -> None:
@@ -137,10 +155,9 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         conversation = self.query_one(ConversationView)
         await conversation.apply(message.events)
         kinds = {event.type for event in message.events}
-        if kinds & TRANSCRIPT_EVENTS or any(
-            event.type == "compaction_end" and getattr(event, "result", None) is not None
-            for event in message.events
-        ):
+        # A tree move happens while the agent is idle, so the state is exactly the new branch. (After a
+        # compaction the history stays on screen with a marker; the model's view is in the Context pane.)
+        if kinds & TRANSCRIPT_EVENTS:
             await conversation.show_transcript(self.session.agent.state.messages)
         if kinds & FOOTER_REFRESH_EVENTS:
             self.refresh_footer()

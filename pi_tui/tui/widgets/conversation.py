@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 
@@ -67,6 +68,7 @@ class ConversationView(VerticalScroll):
         self._progress: NoticeBlock | None = None
         self._progress_timer: Timer | None = None
         self._bash: ToolCallBlock | None = None
+        self._rendering = asyncio.Lock()
 
     def on_mount(self) -> None:
         self.anchor()
@@ -75,15 +77,17 @@ class ConversationView(VerticalScroll):
 
     async def show_transcript(self, messages: Sequence[AgentMessage]) -> None:
         """Replace everything with a rebuilt context (on open, resume, compaction)."""
+        async with self._rendering:
+            await self._show_transcript(messages)
+
+    async def _show_transcript(self, messages: Sequence[AgentMessage]) -> None:
         await self.remove_children()
         self._assistant = None
         self._tools.clear()
         results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
         for message in messages:
             if isinstance(message, AssistantMessage):
-                block = AssistantBlock()
-                await self.mount(block)
-                await block.finish(message)
+                await self.mount(AssistantBlock(final=message))
                 for call in message.tool_calls:
                     tool = ToolCallBlock(call.id, call.name, call.arguments)
                     await self.mount(tool)
@@ -112,8 +116,10 @@ class ConversationView(VerticalScroll):
     # --- live events ----------------------------------------------------------------------------
 
     async def apply(self, events: Sequence[AnyEvent]) -> None:
-        for event in events:
-            await self._apply_one(event)
+        # Live events and whole-transcript rebuilds come from different tasks; they must not interleave.
+        async with self._rendering:
+            for event in events:
+                await self._apply_one(event)
 
     async def _apply_one(self, event: AnyEvent) -> None:
         if isinstance(event, MessageStartEvent):

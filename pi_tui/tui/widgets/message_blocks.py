@@ -76,17 +76,47 @@ class AssistantBlock(Vertical):
     AssistantBlock > .reply-error { color: $error; padding: 0 1; }
     """
 
-    def __init__(self, *, show_thinking: bool = True) -> None:
+    def __init__(self, *, show_thinking: bool = True, final: AssistantMessage | None = None) -> None:
         super().__init__()
         self.show_thinking = show_thinking
+        self.final = final
+        """A finished reply (a rebuilt transcript) is composed whole, with nothing mounted later."""
         self._markdown: dict[int, tuple[Markdown, MarkdownStream]] = {}
         self._rendered: dict[int, int] = {}
         self._thinking: dict[int, Static] = {}
         self._stubs: dict[int, Static] = {}
         self._finished = False
+        self._pending: AssistantMessage | None = None
+
+    def compose(self) -> ComposeResult:
+        if self.final is None:
+            return
+        for block in self.final.content:
+            if isinstance(block, TextContent) and block.text:
+                yield Markdown(block.text)
+            elif isinstance(block, ThinkingContent):
+                body = Static(block.thinking, classes="thinking-text", markup=False)
+                yield Collapsible(body, title="Thinking", collapsed=not self.show_thinking)
+            elif isinstance(block, ToolCall):
+                yield Static(
+                    f"→ {block.name} {args_summary(block.name, block.arguments)}",
+                    classes="call-stub",
+                    markup=False,
+                )
+        error = _failure_text(self.final)
+        if error:
+            yield Static(error, classes="reply-error", markup=False)
+
+    async def on_mount(self) -> None:
+        if self.final is None and self._pending is not None:
+            await self.show(self._pending)
 
     async def show(self, message: AssistantMessage) -> None:
         """Render the reply so far; only the text that is new since the last call is written."""
+        if not self.is_mounted:
+            # Mounting can lag behind the stream (e.g. under a modal); the latest state is shown on mount.
+            self._pending = message
+            return
         for index, block in enumerate(message.content):
             if isinstance(block, TextContent):
                 await self._write_text(index, block.text)
@@ -96,15 +126,16 @@ class AssistantBlock(Vertical):
                 self._show_stub(index, block)
 
     async def finish(self, message: AssistantMessage) -> None:
+        if not self.is_mounted:
+            self.final = message
+            return
         await self.show(message)
         for _, stream in self._markdown.values():
             await stream.stop()
         self._finished = True
-        if message.stop_reason == "aborted":
-            await self.mount(Static("Aborted.", classes="reply-error", markup=False))
-        elif message.stop_reason == "error":
-            text = f"Error: {message.error_message or 'request failed'}"
-            await self.mount(Static(text, classes="reply-error", markup=False))
+        error = _failure_text(message)
+        if error:
+            await self.mount(Static(error, classes="reply-error", markup=False))
 
     async def _write_text(self, index: int, text: str) -> None:
         if index not in self._markdown:
@@ -202,6 +233,14 @@ class ToolCallBlock(Vertical, can_focus=True):
 
     def on_click(self) -> None:
         self.post_message(self.Selected(self.tool_call_id))
+
+
+def _failure_text(message: AssistantMessage) -> str:
+    if message.stop_reason == "aborted":
+        return "Aborted."
+    if message.stop_reason == "error":
+        return f"Error: {message.error_message or 'request failed'}"
+    return ""
 
 
 def split_notice(text: str) -> tuple[str, str]:
