@@ -139,7 +139,12 @@ class AutoCompaction:
         old_leaf = session.store.leaf_id
         outcome = restore_before(session.store, compaction_id)
         if outcome.error is None:
-            session.agent.state.messages = session.store.build_context().messages
+            messages = session.store.build_context().messages
+            # A failed reply at the restored point (often the overflow that led to the compaction) stays
+            # in the file but not in the state: it would only trigger the same compaction again.
+            while messages and isinstance(messages[-1], AssistantMessage) and messages[-1].failed:
+                messages = messages[:-1]
+            session.agent.state.messages = messages
             await session.emit(SessionTreeEvent(session.store.leaf_id, old_leaf))
         return outcome
 
