@@ -15,6 +15,9 @@ from pi_tui.ai.stream import ToolSpec
 
 Params = TypeVar("Params", bound=BaseModel)
 
+OPERATION_ABORTED = "Operation aborted"
+"""What every tool but bash answers when the run is aborted (pi-behaviour §9)."""
+
 
 @dataclass
 class ToolResult:
@@ -28,6 +31,11 @@ class ToolResult:
     @classmethod
     def text(cls, text: str, *, details: Any = None, is_error: bool = False) -> ToolResult:
         return cls(content=[TextContent(text=text)], details=details, is_error=is_error)
+
+    @classmethod
+    def error(cls, text: str) -> ToolResult:
+        """pi's immediate error result: the text, empty details, `isError`."""
+        return cls.text(text, details={}, is_error=True)
 
     @property
     def text_content(self) -> str:

@@ -82,7 +82,7 @@ class BashTool(AgentTool[BashParams]):
                     on_data=updates.mark_dirty,
                 )
             except ShellStartError as error:
-                return ToolResult.text(str(error), details={}, is_error=True)
+                return ToolResult.error(str(error))
             finally:
                 await updates.stop()
             snapshot = pipeline.snapshot()

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import ConfigDict, Field
 
-from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.edit_diff import (
     Edit,
@@ -24,8 +24,6 @@ from pi_tui.tools.edit_diff import (
 from pi_tui.tools.file_locks import file_mutation_lock
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.paths import error_code, resolve_to_cwd
-
-ABORTED = "Operation aborted"
 
 
 class EditItem(ToolParams):
@@ -49,6 +47,13 @@ class EditParams(ToolParams):
             "block or nearby lines, merge them into one edit instead."
         )
     )
+
+
+EMPTY_EDITS = "Edit tool input is invalid. edits must contain at least one replacement."
+
+
+def _cannot_edit(path: str, error: OSError) -> str:
+    return f"Could not edit file: {path}. Error code: {error_code(error)}."
 
 
 class EditTool(AgentTool[EditParams]):
@@ -110,31 +115,31 @@ class EditTool(AgentTool[EditParams]):
         on_update: UpdateCallback | None = None,
     ) -> ToolResult:
         if not params.edits:
-            return _error("Edit tool input is invalid. edits must contain at least one replacement.")
+            return ToolResult.error(EMPTY_EDITS)
         absolute = resolve_to_cwd(params.path, self.cwd)
         edits = [Edit(item.oldText, item.newText) for item in params.edits]
         async with file_mutation_lock(absolute):
             if signal.aborted:
-                return _error(ABORTED)
+                return ToolResult.error(OPERATION_ABORTED)
             try:
                 raw = await asyncio.to_thread(_read_for_edit, absolute)
             except OSError as error:
-                return _error(f"Could not edit file: {params.path}. Error code: {error_code(error)}.")
+                return ToolResult.error(_cannot_edit(params.path, error))
             if signal.aborted:
-                return _error(ABORTED)
+                return ToolResult.error(OPERATION_ABORTED)
             bom, content = strip_bom(raw)
             ending = detect_line_ending(content)
             try:
                 base, new = apply_edits(normalize_to_lf(content), edits, params.path)
             except EditError as error:
-                return _error(str(error))
+                return ToolResult.error(str(error))
             final = bom + restore_line_endings(new, ending)
             try:
                 await asyncio.to_thread(_write_text, absolute, final)
             except OSError as error:
-                return _error(f"Could not edit file: {params.path}. Error code: {error_code(error)}.")
+                return ToolResult.error(_cannot_edit(params.path, error))
             if signal.aborted:
-                return _error(ABORTED)
+                return ToolResult.error(OPERATION_ABORTED)
         diff = generate_diff(base, new)
         details: dict[str, Any] = {"diff": diff.diff}
         if diff.first_changed_line is not None:
@@ -163,7 +168,3 @@ def _read_for_edit(path: str) -> str:
 def _write_text(path: str, text: str) -> None:
     with open(path, "wb") as file:
         file.write(text.encode("utf-8", "surrogatepass"))
-
-
-def _error(text: str) -> ToolResult:
-    return ToolResult.text(text, details={}, is_error=True)

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.file_walk import walk
 from pi_tui.tools.glob_match import glob_to_regex
@@ -19,7 +19,6 @@ from pi_tui.tools.paths import resolve_to_cwd
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 DEFAULT_LIMIT = 1000
-ABORTED = "Operation aborted"
 
 
 class FindParams(ToolParams):
@@ -62,21 +61,21 @@ class FindTool(AgentTool[FindParams]):
         on_update: UpdateCallback | None = None,
     ) -> ToolResult:
         if signal.aborted:
-            return _error(ABORTED)
+            return ToolResult.error(OPERATION_ABORTED)
         root = resolve_to_cwd(params.path or ".", self.cwd)
         if not await asyncio.to_thread(os.path.exists, root):
-            return _error(f"Path not found: {root}")
+            return ToolResult.error(f"Path not found: {root}")
         limit = params.limit if params.limit is not None else DEFAULT_LIMIT
         fd = shutil.which("fd")
         if fd is not None:
             found = await _run_fd(fd, params.pattern, root, limit, signal)
             if isinstance(found, str):
-                return _error(found)
+                return ToolResult.error(found)
             results = found
         else:
             results = await asyncio.to_thread(_python_find, params.pattern, root, limit, signal)
         if signal.aborted:
-            return _error(ABORTED)
+            return ToolResult.error(OPERATION_ABORTED)
         if not results:
             return ToolResult.text("No files found matching pattern")
         truncation = truncate_head("\n".join(results), max_lines=2**53 - 1, max_bytes=self.max_bytes)
@@ -94,10 +93,6 @@ class FindTool(AgentTool[FindParams]):
         if notices:
             text += f"\n\n[{'. '.join(notices)}]"
         return ToolResult.text(text, details=details or None)
-
-
-def _error(text: str) -> ToolResult:
-    return ToolResult.text(text, details={}, is_error=True)
 
 
 def _python_find(pattern: str, root: str, limit: int, signal: AbortSignal) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.file_walk import walk
 from pi_tui.tools.glob_match import glob_to_regex
@@ -33,7 +33,6 @@ DEFAULT_LIMIT = 100
 BINARY_SNIFF_BYTES = 8192
 # Files above this size are searched line by line from disk and never held whole (no context lines).
 WHOLE_FILE_BYTES = 32 * 1024 * 1024
-ABORTED = "Operation aborted"
 
 
 class GrepParams(ToolParams):
@@ -93,11 +92,11 @@ class GrepTool(AgentTool[GrepParams]):
         on_update: UpdateCallback | None = None,
     ) -> ToolResult:
         if signal.aborted:
-            return _error(ABORTED)
+            return ToolResult.error(OPERATION_ABORTED)
         search_path = resolve_to_cwd(params.path or ".", self.cwd)
         kind = await asyncio.to_thread(_path_kind, search_path)
         if kind is None:
-            return _error(f"Path not found: {search_path}")
+            return ToolResult.error(f"Path not found: {search_path}")
         is_dir = kind == "dir"
         limit = max(1, params.limit if params.limit is not None else DEFAULT_LIMIT)
         context = params.context if params.context and params.context > 0 else 0
@@ -108,9 +107,9 @@ class GrepTool(AgentTool[GrepParams]):
             else:
                 search = await asyncio.to_thread(_python_search, params, search_path, is_dir, limit, signal)
         except GrepError as error:
-            return _error(str(error))
+            return ToolResult.error(str(error))
         if signal.aborted:
-            return _error(ABORTED)
+            return ToolResult.error(OPERATION_ABORTED)
         if not search.matches:
             return ToolResult.text("No matches found")
         output, lines_truncated = await asyncio.to_thread(_format, search, search_path, is_dir, context)
@@ -140,10 +139,6 @@ def _path_kind(path: str) -> str | None:
     if not os.path.exists(path):
         return None
     return "dir" if os.path.isdir(path) else "file"
-
-
-def _error(text: str) -> ToolResult:
-    return ToolResult.text(text, details={}, is_error=True)
 
 
 def _read_lines(path: str) -> list[str] | None:

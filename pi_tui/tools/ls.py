@@ -9,14 +9,13 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.paths import resolve_to_cwd
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 DEFAULT_LIMIT = 500
-ABORTED = "Operation aborted"
 
 
 class LsParams(ToolParams):
@@ -47,14 +46,14 @@ class LsTool(AgentTool[LsParams]):
         on_update: UpdateCallback | None = None,
     ) -> ToolResult:
         if signal.aborted:
-            return _error(ABORTED)
+            return ToolResult.error(OPERATION_ABORTED)
         directory = resolve_to_cwd(params.path or ".", self.cwd)
         limit = params.limit if params.limit is not None else DEFAULT_LIMIT
         listed = await asyncio.to_thread(_list, directory, limit)
         if signal.aborted:
-            return _error(ABORTED)
+            return ToolResult.error(OPERATION_ABORTED)
         if isinstance(listed, str):
-            return _error(listed)
+            return ToolResult.error(listed)
         entries, limit_reached = listed
         if not entries:
             return ToolResult.text("(empty directory)")
@@ -71,10 +70,6 @@ class LsTool(AgentTool[LsParams]):
         if notices:
             text += f"\n\n[{'. '.join(notices)}]"
         return ToolResult.text(text, details=details or None)
-
-
-def _error(text: str) -> ToolResult:
-    return ToolResult.text(text, details={}, is_error=True)
 
 
 def _list(directory: str, limit: int) -> tuple[list[str], bool] | str:

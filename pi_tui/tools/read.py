@@ -17,7 +17,7 @@ from typing import Any, BinaryIO, ClassVar
 
 from pydantic import Field
 
-from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import ImageContent, TextContent
 from pi_tui.tools.image_sniff import SNIFF_BYTES, sniff_image_mime
@@ -36,7 +36,6 @@ FULL_READ_BYTES = 16 * 1024 * 1024
 BINARY_SNIFF_BYTES = 8192
 # Images above this size cannot be sent inline (pi would resize them; pi-tui does not resize).
 MAX_INLINE_IMAGE_BYTES = 4_500_000
-ABORTED = "Operation aborted"
 _BLOCK = 1 << 20
 
 
@@ -74,25 +73,27 @@ class ReadTool(AgentTool[ReadParams]):
         on_update: UpdateCallback | None = None,
     ) -> ToolResult:
         if signal.aborted:
-            return ToolResult.text(ABORTED, details={}, is_error=True)
+            return ToolResult.error(OPERATION_ABORTED)
         path = resolve_read_path(params.path, self.cwd)
         result = await asyncio.to_thread(self._read, path, params)
         if signal.aborted:
-            return ToolResult.text(ABORTED, details={}, is_error=True)
+            return ToolResult.error(OPERATION_ABORTED)
         return result
 
     def _read(self, path: str, params: ReadParams) -> ToolResult:
         try:
             info = os.stat(path)
             if stat.S_ISDIR(info.st_mode):
-                return _error(f"Cannot read {params.path}: it is a directory. Use ls to list its contents.")
+                return ToolResult.error(
+                    f"Cannot read {params.path}: it is a directory. Use ls to list its contents."
+                )
             with open(path, "rb") as file:
                 head = file.read(max(SNIFF_BYTES, BINARY_SNIFF_BYTES))
                 mime = sniff_image_mime(head)
                 if mime is not None:
                     return _image(file, head, mime, info.st_size)
                 if b"\x00" in head:
-                    return _error(
+                    return ToolResult.error(
                         f"Cannot read {params.path}: binary file ({format_size(info.st_size)}). "
                         "Use bash to inspect it (e.g. file, xxd, strings)."
                     )
@@ -102,14 +103,14 @@ class ReadTool(AgentTool[ReadParams]):
                     return self._text_result(text, params)
                 return self._streamed_result(file, params, info.st_size)
         except OSError as error:
-            return _error(node_error_message(error, "open", path))
+            return ToolResult.error(node_error_message(error, "open", path))
 
     def _text_result(self, text: str, params: ReadParams) -> ToolResult:
         lines = text.split("\n")
         total = len(lines)
         start = max(0, params.offset - 1) if params.offset else 0
         if start >= total:
-            return _error(f"Offset {params.offset} is beyond end of file ({total} lines total)")
+            return ToolResult.error(f"Offset {params.offset} is beyond end of file ({total} lines total)")
         end = total if params.limit is None else min(start + params.limit, total)
         truncation = truncate_head(
             "\n".join(lines[start:end]), max_lines=self.max_lines, max_bytes=self.max_bytes
@@ -151,7 +152,9 @@ class ReadTool(AgentTool[ReadParams]):
                 break
             scan.feed(block)
         if start >= scan.lines_seen:
-            return _error(f"Offset {params.offset} is beyond end of file ({scan.lines_seen} lines total)")
+            return ToolResult.error(
+                f"Offset {params.offset} is beyond end of file ({scan.lines_seen} lines total)"
+            )
         text = "\n".join(line.decode("utf-8", "replace") for line in scan.selected)
         truncation = truncate_head(text, max_lines=self.max_lines, max_bytes=self.max_bytes)
         first = start + 1
@@ -237,10 +240,6 @@ class _LineScanner:
 
 def _details(truncation: TruncationResult) -> dict[str, Any]:
     return {"truncation": truncation.to_json_obj()}
-
-
-def _error(text: str) -> ToolResult:
-    return ToolResult.text(text, details={}, is_error=True)
 
 
 def _image(file: BinaryIO, head: bytes, mime: str, size: int) -> ToolResult:

@@ -8,13 +8,11 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.file_locks import file_mutation_lock
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.paths import node_error_message, resolve_to_cwd
-
-ABORTED = "Operation aborted"
 
 
 class WriteParams(ToolParams):
@@ -53,18 +51,18 @@ class WriteTool(AgentTool[WriteParams]):
         absolute = resolve_to_cwd(params.path, self.cwd)
         async with file_mutation_lock(absolute):
             if signal.aborted:
-                return ToolResult.text(ABORTED, details={}, is_error=True)
+                return ToolResult.error(OPERATION_ABORTED)
             parent = os.path.dirname(absolute)
             try:
                 await asyncio.to_thread(os.makedirs, parent, exist_ok=True)
             except OSError as error:
-                return ToolResult.text(node_error_message(error, "mkdir", parent), details={}, is_error=True)
+                return ToolResult.error(node_error_message(error, "mkdir", parent))
             try:
                 await asyncio.to_thread(_write, absolute, params.content)
             except OSError as error:
-                return ToolResult.text(node_error_message(error, "open", absolute), details={}, is_error=True)
+                return ToolResult.error(node_error_message(error, "open", absolute))
             if signal.aborted:
-                return ToolResult.text(ABORTED, details={}, is_error=True)
+                return ToolResult.error(OPERATION_ABORTED)
         # pi reports the content's JavaScript length (UTF-16 code units) as "bytes".
         return ToolResult.text(f"Successfully wrote {utf16_length(params.content)} bytes to {params.path}")
 
