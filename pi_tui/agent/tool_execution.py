@@ -27,13 +27,12 @@ from pi_tui.agent.events import (
 from pi_tui.agent.hooks import AfterToolCallContext, BeforeToolCallContext
 from pi_tui.agent.loop_types import AgentContext, EventSink, LoopConfig
 from pi_tui.agent.maybe_await import maybe_await
-from pi_tui.agent.tool import AgentTool, ToolResult
+from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult
 from pi_tui.agent.validation import invalid_json_failure, validate_tool_arguments
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import AssistantMessage, ToolCall, ToolResultMessage
 
 BLOCKED_TEXT = "Tool execution was blocked"
-ABORTED_TEXT = "Operation aborted"
 
 
 def tool_not_found_text(name: str) -> str:
@@ -42,7 +41,7 @@ def tool_not_found_text(name: str) -> str:
 
 def error_result(text: str) -> ToolResult:
     """An error result made by the loop itself: one text block, `details` `{}` (as pi)."""
-    return ToolResult.text(text, details={}, is_error=True)
+    return ToolResult.error(text)
 
 
 def exception_text(error: BaseException) -> str:
@@ -132,11 +131,11 @@ class _Run:
                     )
                 )
                 if self.signal.aborted:
-                    return self.immediate(call, ABORTED_TEXT)
+                    return self.immediate(call, OPERATION_ABORTED)
                 if before is not None and before.block:
                     return self.immediate(call, before.reason or BLOCKED_TEXT)
             if self.signal.aborted:
-                return self.immediate(call, ABORTED_TEXT)
+                return self.immediate(call, OPERATION_ABORTED)
             return _Prepared(call, tool, args)
         except Exception as error:
             return self.immediate(call, exception_text(error))
@@ -243,7 +242,7 @@ async def _parallel(run: _Run, calls: list[ToolCall]) -> ToolBatch:
 async def _run_prepared(run: _Run, prepared: _Prepared) -> _Finalized:
     """One concurrent call: its `tool_execution_end` goes out when it finishes (completion order)."""
     if run.signal.aborted:
-        finalized = run.immediate(prepared.tool_call, ABORTED_TEXT)
+        finalized = run.immediate(prepared.tool_call, OPERATION_ABORTED)
     else:
         finalized = await run.execute(prepared)
     await run.end(finalized)
