@@ -87,7 +87,10 @@ def summarize_args(args: dict[str, Any]) -> str:
     for key in ("command", "path", "pattern"):
         value = args.get(key)
         if isinstance(value, str) and value:
-            return _clip(" ".join(value.split()))
+            window = ""
+            if key == "path" and ("offset" in args or "limit" in args):
+                window = f" [{args.get('offset', 1)}:+{args.get('limit', '…')}]"
+            return _clip(" ".join(value.split()) + window)
     return _clip(json.dumps(args, ensure_ascii=False, separators=(",", ":")) if args else "")
 
 

@@ -6,7 +6,6 @@ of them reads files or talks to the session.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +16,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
 from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
+from pi_tui.tui.tool_calls import split_notice, summarize_args
 
 TAIL_LINES = 5
 """Collapsed tool output shows this many last lines, as pi does for bash."""
@@ -29,18 +29,6 @@ def clip_line(line: str) -> str:
     return (
         line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + f"… (+{len(line) - MAX_LINE_CHARS})"
     )
-
-
-def args_summary(name: str, args: dict[str, Any]) -> str:
-    """One line a person recognises a call by: the command, the path, the pattern."""
-    for key in ("command", "path", "pattern"):
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            extra = ""
-            if name == "read" and ("offset" in args or "limit" in args):
-                extra = f" [{args.get('offset', 1)}:+{args.get('limit', '…')}]"
-            return clip_line(" ".join(value.split()) + extra)
-    return clip_line(json.dumps(args, ensure_ascii=False))
 
 
 class UserBlock(Static):
@@ -99,7 +87,7 @@ class AssistantBlock(Vertical):
                 yield Collapsible(body, title="Thinking", collapsed=not self.show_thinking)
             elif isinstance(block, ToolCall):
                 yield Static(
-                    f"→ {block.name} {args_summary(block.name, block.arguments)}",
+                    f"→ {block.name} {summarize_args(block.arguments)}",
                     classes="call-stub",
                     markup=False,
                 )
@@ -157,7 +145,7 @@ class AssistantBlock(Vertical):
             self._thinking[index].update(text)
 
     def _show_stub(self, index: int, call: ToolCall) -> None:
-        text = f"→ {call.name} {args_summary(call.name, call.arguments)}"
+        text = f"→ {call.name} {summarize_args(call.arguments)}"
         if index not in self._stubs:
             self._stubs[index] = Static(text, classes="call-stub", markup=False)
             self.mount(self._stubs[index])
@@ -186,7 +174,7 @@ class ToolCallBlock(Vertical, can_focus=True):
         super().__init__()
         self.tool_call_id = tool_call_id
         self.tool_name = name
-        self.summary = args_summary(name, args)
+        self.summary = summarize_args(args)
         self.expanded = False
         self._lines: list[str] = []
         self._notice = ""
@@ -241,14 +229,6 @@ def _failure_text(message: AssistantMessage) -> str:
     if message.stop_reason == "error":
         return f"Error: {message.error_message or 'request failed'}"
     return ""
-
-
-def split_notice(text: str) -> tuple[str, str]:
-    """pi appends its truncation notice as a last `[...]` paragraph; show it apart, highlighted."""
-    body, separator, last = text.rpartition("\n\n")
-    if separator and last.startswith("[") and last.rstrip().endswith("]") and "\n" not in last.strip():
-        return body, last.strip()
-    return text, ""
 
 
 def tool_result_text(content: Sequence[Any]) -> str:
