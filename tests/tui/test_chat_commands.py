@@ -190,3 +190,15 @@ async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Pa
                 break
             await asyncio.sleep(0.05)
         assert any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
+
+
+async def test_f11_maximises_the_conversation_and_restores(tmp_path: Path) -> None:
+    app, _, _ = make_chat_app(tmp_path, [])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f11")
+        await settle(pilot)
+        assert isinstance(chat(app).maximized, ConversationView)
+        await pilot.press("f11")
+        await settle(pilot)
+        assert chat(app).maximized is None

@@ -31,6 +31,7 @@ from pi_tui.tui.tool_calls import ToolCallLog
 from pi_tui.tui.widgets.compaction_detail import CompactionDetail
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from pi_tui.tui.widgets.context_inspector import ContextInspector
+from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import ToolCallBlock
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 
@@ -191,15 +192,12 @@ class SidePanes(Screen[None]):
         self.show_pane("pane-compactions")
 
     def action_maximize_pane(self, args: str = "") -> None:
-        """Give the focused pane the whole screen (again to restore)."""
+        """Give the focused pane the whole screen (from the editor: the conversation); again to restore."""
         if self.maximized is not None:
             self.minimize()
             return
         focused = self.focused
-        target = None
-        for candidate in (focused, *(focused.ancestors if focused else ())):
-            if getattr(candidate, "id", None) in ("conversation", "side"):
-                target = candidate
-                break
-        if target is not None:
-            self.maximize(target, container=False)
+        panes = (ConversationView, ContextInspector, ToolOutputViewer, CompactionTimeline)
+        chain = (focused, *focused.ancestors) if focused is not None else ()
+        target = next((widget for widget in chain if isinstance(widget, panes)), None)
+        self.maximize(target or self.query_one(ConversationView), container=False)

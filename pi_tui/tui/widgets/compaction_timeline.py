@@ -29,6 +29,9 @@ from pi_tui.tui.widgets.compaction_detail import TAB_NEXT, CompactionDetail
 class CompactionTimeline(Vertical):
     """A table of compactions (row key = compaction id) above the selected one's detail."""
 
+    ALLOW_MAXIMIZE = True
+    """F11 gives the pane the whole screen."""
+
     DEFAULT_CSS = """
     CompactionTimeline { height: 1fr; }
     CompactionTimeline #timeline-table { height: auto; max-height: 12; border-bottom: solid $panel; }

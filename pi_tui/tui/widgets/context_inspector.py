@@ -37,6 +37,9 @@ NO_SELECTION = "The exact text the model gets for the row under the cursor shows
 class ContextInspector(Vertical):
     """Where the context window goes, live: what is in it, what it costs and what broke the cache."""
 
+    ALLOW_MAXIMIZE = True
+    """F11 gives the pane the whole screen."""
+
     DEFAULT_CSS = """
     ContextInspector {
         height: 1fr;

@@ -54,6 +54,9 @@ clock: Callable[[], float] = time.monotonic
 class ConversationView(VerticalScroll):
     """Renders session events and rebuilt transcripts; one Markdown widget per assistant reply."""
 
+    ALLOW_MAXIMIZE = True
+    """F11 gives the pane the whole screen."""
+
     DEFAULT_CSS = """
     ConversationView { layout: stream; padding: 0 1; }
     """

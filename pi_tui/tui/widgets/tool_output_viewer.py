@@ -39,6 +39,9 @@ class ToolOutputViewer(Vertical):
     """Tool calls on top; below, the selected call's output, toggled between the model's view and the
     full output."""
 
+    ALLOW_MAXIMIZE = True
+    """F11 gives the pane the whole screen."""
+
     DEFAULT_CSS = """
     ToolOutputViewer {
         height: 1fr;
