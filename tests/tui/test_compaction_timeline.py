@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from textual import on
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import DataTable, ListView, Markdown, Static, TabbedContent
@@ -20,6 +20,7 @@ from pi_tui.session.compaction_ops import restore_before
 from pi_tui.session.compaction_pins import pin_text
 from pi_tui.session.store import SessionStore
 from pi_tui.tui.screens.recompact_dialog import RecompactDialog
+from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.timeline_view import (
     ON_BRANCH_MARKER,
     detail_for,
@@ -34,6 +35,7 @@ from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from .pilot_helpers import settle
 
 SIZE = (120, 40)
+THEMES = ["pi-dark", "pi-light"]
 FIXTURE = "c-auto-compaction.jsonl"
 FIRST, SECOND, THIRD = "4db33679", "f66ec6cb", "25ab72d3"
 SETTINGS = CompactionSettings(keep_recent_tokens=2000)
@@ -136,7 +138,7 @@ def test_detail_of_a_non_compaction_is_none(store: SessionStore) -> None:
 # --- the pane in a host app -----------------------------------------------------------------------
 
 
-class TimelineHost(App[None]):
+class TimelineHost(ThemedApp[None]):
     """Plays the screen's part: hands rows and details down, records the pane's messages."""
 
     def __init__(self, store: SessionStore) -> None:
@@ -338,7 +340,7 @@ async def diff_of_second(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("theme", THEMES)
 def test_timeline_snapshot(snap_compare: Any, session_file: Path, theme: str) -> None:
     app = TimelineHost(SessionStore.open(session_file))
     app.theme = theme

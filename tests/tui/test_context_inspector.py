@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
@@ -34,12 +34,14 @@ from pi_tui.tui.inspector_view import (
     table_rows,
     usage_line,
 )
+from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets.budget_bar import BudgetBar, bar_cells, marker_column
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 
 from .chat_fixtures import MODEL
 
 SIZE = (120, 40)
+THEMES = ["pi-dark", "pi-light"]
 SETTINGS = Settings(compaction=CompactionSettings(reserve_tokens=8_000, keep_recent_tokens=60))
 TODO = "- write the parser\n- add tests\n- ship it\n"
 FIXED_PROMPT = SystemPrompt(
@@ -121,7 +123,7 @@ async def run_session(tmp_path: Path, extra: list[ScriptedReply] | None = None) 
     return session
 
 
-class InspectorHost(App[None]):
+class InspectorHost(ThemedApp[None]):
     """A conversation stand-in on the left and the inspector in a 50-column right-hand pane."""
 
     CSS = "#left { width: 1fr; } #pane { width: 50; }"
@@ -399,6 +401,6 @@ async def select_tool_row(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("theme", THEMES)
 def test_snapshot(snap_compare: Any, tmp_path: Path, theme: str) -> None:
     assert snap_compare(snapshot_app(tmp_path, theme), terminal_size=SIZE, run_before=select_tool_row)

@@ -20,6 +20,7 @@ from .conftest import PROJECT
 from .pilot_helpers import settle
 
 SIZE = (120, 40)
+THEMES = ["pi-dark", "pi-light"]
 
 
 async def highlight_tree_session(pilot: Pilot[Any]) -> None:
@@ -28,7 +29,7 @@ async def highlight_tree_session(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
-@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("theme", THEMES)
 def test_start_page(snap_compare: Any, pi_session_root: Path, tmp_path: Path, theme: str) -> None:
     app = PiTuiApp(
         cwd=Path(PROJECT),
@@ -61,7 +62,7 @@ def chat_run(prompt: str) -> Any:
     return run
 
 
-@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("theme", THEMES)
 def test_chat_after_a_tool_call(
     snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, theme: str
 ) -> None:

@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 
 from pi_tui.tui import spill_reader
 from pi_tui.tui.spill_reader import SpillReader
+from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.tool_calls import LineRange, ToolCallInfo
 from pi_tui.tui.widgets.line_view import LineView
 from pi_tui.tui.widgets.tool_list import ToolList
@@ -23,10 +24,11 @@ from pi_tui.tui.widgets.tool_output_viewer import SpillOpener, ToolOutputViewer
 from .pilot_helpers import settle
 
 SIZE = (120, 40)
+THEMES = ["pi-dark", "pi-light"]
 SPILL_NAME = "/home/user/.pi-tui/sessions/demo/spill/pi-bash-5f1e2d3c4b5a6978.log"
 
 
-class ViewerApp(App[None]):
+class ViewerApp(ThemedApp[None]):
     def __init__(self, calls: Sequence[ToolCallInfo], open_spill: SpillOpener) -> None:
         super().__init__()
         self.calls = list(calls)
@@ -387,7 +389,7 @@ async def open_full_view_and_search(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("theme", THEMES)
 def test_snapshot(snap_compare: Any, tmp_path: Path, theme: str) -> None:
     app = snapshot_app(tmp_path, theme)
     assert snap_compare(app, terminal_size=SIZE, run_before=open_full_view_and_search)

@@ -105,12 +105,12 @@ class BudgetBar(Widget):
     BudgetBar {
         height: auto;
         width: 1fr;
-        & > .budget-bar--prefix { color: $primary; }
-        & > .budget-bar--summary { color: $secondary; }
-        & > .budget-bar--kept { color: $accent; }
-        & > .budget-bar--new { color: $success; }
-        & > .budget-bar--free { color: $foreground-muted; }
-        & > .budget-bar--reserve { color: $warning; }
+        & > .budget-bar--prefix { color: $pi-prefix; }
+        & > .budget-bar--summary { color: $pi-summary; }
+        & > .budget-bar--kept { color: $pi-kept; }
+        & > .budget-bar--new { color: $pi-tail; }
+        & > .budget-bar--free { color: $pi-free; }
+        & > .budget-bar--reserve { color: $pi-reserve; }
         & > .budget-bar--marker { color: $error; text-style: bold; }
         & > .budget-bar--label { color: $text-muted; }
     }
@@ -177,7 +177,8 @@ class BudgetBar(Widget):
         segments: list[Segment] = []
         for index, item in enumerate(items):
             if index:
-                segments.append(Segment(LEGEND_GAP))
+                # Styled like the labels: an unstyled gap would show the terminal's background instead.
+                segments.append(Segment(LEGEND_GAP, self._style("label")))
             segments.append(Segment(item.swatch, self._style(item.part)))
             segments.append(Segment(" " + item.label, self._style("label")))
         return segments

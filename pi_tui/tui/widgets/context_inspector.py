@@ -48,7 +48,7 @@ class ContextInspector(Vertical):
         & > #inspector-headline { height: auto; }
         & > #inspector-budget { margin: 1 0 0 0; }
         & > #inspector-drift { height: auto; color: $text-muted; margin: 1 0 0 0; }
-        & > #inspector-drift.-drifted { color: $warning; text-style: bold; }
+        & > #inspector-drift.-drifted { color: $pi-drift; text-style: bold; }
         & > #inspector-table { height: 1fr; min-height: 4; margin: 1 0 0 0; }
         & > #inspector-detail-title { height: 1; color: $text-muted; text-wrap: nowrap;
                                       text-overflow: ellipsis; }
