@@ -34,6 +34,14 @@ fmt: $(STAMP)
 	$(BIN)/ruff format pi_tui tests bench
 	$(BIN)/ruff check --fix pi_tui tests bench
 
+# Browser and terminal tests; Chromium is installed when missing (needs root), else its tests are skipped.
+e2e: $(STAMP)
+	@command -v chromium >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
+		else echo "e2e: chromium is not installed and installing it needs root;" \
+			"run: sudo apt-get install -y chromium (its tests are skipped meanwhile)" >&2; fi; }
+	$(BIN)/pytest tests/e2e
+
 bench: $(STAMP)
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 

@@ -1,0 +1,28 @@
+"""The current branch as a linear session file (pi-behaviour §3.5, `exportToJsonl`).
+
+The entries come from `SessionStore.export_branch`'s own line builder (a fresh header with the
+session's id, then the branch re-chained); the text is written only after key redaction, like the
+HTML page, since an export is made to leave the machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from pi_tui.export.key_redaction import redact
+from pi_tui.session.forking import export_lines
+from pi_tui.session.migrations import replace_file_atomically
+from pi_tui.session.store import SessionStore
+
+
+def render_jsonl(store: SessionStore, keys: Iterable[str] = ()) -> str:
+    lines = export_lines(store.session_id, store.cwd, store.get_branch())
+    return redact("".join(f"{line}\n" for line in lines), list(keys))
+
+
+def write_jsonl(store: SessionStore, out: Path, keys: Iterable[str] = ()) -> int:
+    """Write the branch to `out` (0600, atomically); returns its size in bytes."""
+    text = render_jsonl(store, keys)
+    replace_file_atomically(out, text)
+    return len(text.encode("utf-8"))

@@ -1,0 +1,52 @@
+"""`/export` in the chat screen, driven with Pilot: the page (or JSONL) is written and the path notified."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from pi_tui.ai.scripted import ScriptedReply
+from pi_tui.tui.widgets.message_blocks import NoticeBlock
+from pi_tui.tui.widgets.prompt_area import PromptArea
+from tests.tui.chat_fixtures import make_chat_app
+from tests.tui.pilot_helpers import settle
+
+SIZE = (120, 40)
+
+
+async def submit(pilot: Pilot[Any], text: str) -> None:
+    pilot.app.screen.query_one(PromptArea).text = text
+    await pilot.press("enter")
+    await asyncio.sleep(0.05)
+    await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
+    await settle(pilot)
+
+
+def notifications(app: Any) -> list[str]:
+    return [str(item.message) for item in app._notifications]
+
+
+async def test_export_writes_the_page_and_says_where(tmp_path: Path) -> None:
+    app, session, _ = make_chat_app(tmp_path, [ScriptedReply(text="An **answer** <script>x()</script>")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await submit(pilot, "a question <b>bold?</b>")
+        await submit(pilot, "/export")
+        page = tmp_path / "project" / f"{session.store.session_id}.html"
+        assert page.is_file()
+        text = page.read_text()
+        assert "<strong>answer</strong>" in text and "&lt;script&gt;x()&lt;/script&gt;" in text
+        assert "a question &lt;b&gt;bold?&lt;/b&gt;" in text
+        assert any(str(page) in note for note in notifications(app))
+
+        await submit(pilot, "/export out/branch.jsonl")
+        assert not (tmp_path / "project" / "out" / "branch.jsonl").exists()
+        errors = [str(block.content) for block in app.screen.query(NoticeBlock)]
+        assert any("cannot write" in text for text in errors), errors
+
+        await submit(pilot, f"/export {tmp_path / 'branch.jsonl'}")
+        lines = (tmp_path / "branch.jsonl").read_text().splitlines()
+        assert len(lines) == 1 + len(session.store.get_branch())
