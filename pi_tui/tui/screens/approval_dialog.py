@@ -1,0 +1,96 @@
+"""Approval mode's question (R14.4): may this bash, write or edit call run? y / n / a (always), Esc = no."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from pi_tui.session.approval import ApprovalAnswer
+
+PREVIEW_LINES = 40
+"""Lines of a command, a written file or a diff shown in the dialog; the rest is counted, not shown."""
+
+
+def _clip(lines: list[str]) -> list[str]:
+    if len(lines) <= PREVIEW_LINES:
+        return lines
+    return [*lines[:PREVIEW_LINES], f"… {len(lines) - PREVIEW_LINES} more lines"]
+
+
+def edit_diff_lines(edits: list[dict[str, Any]]) -> list[str]:
+    """Each edit's old → new text as unified-diff lines (no file read: the dialog does no I/O)."""
+    lines: list[str] = []
+    for number, edit in enumerate(edits, start=1):
+        old = str(edit.get("oldText", "")).splitlines()
+        new = str(edit.get("newText", "")).splitlines()
+        diff = difflib.unified_diff(old, new, lineterm="", n=1)
+        body = [line for line in diff if not line.startswith(("---", "+++", "@@"))]
+        removed = sum(1 for line in body if line.startswith("-"))
+        added = sum(1 for line in body if line.startswith("+"))
+        lines += [f"@@ edit {number} of {len(edits)}: -{removed} +{added} lines", *body]
+    return lines
+
+
+def call_details(tool_name: str, args: dict[str, Any]) -> tuple[str, list[str]]:
+    """(what is touched, the lines that show how) for the dialog body."""
+    if tool_name == "bash":
+        timeout = args.get("timeout")
+        subject = "command" + (f" (timeout {timeout} s)" if timeout else "")
+        return (subject, str(args.get("command", "")).splitlines())
+    path = str(args.get("path", ""))
+    if tool_name == "write":
+        content = str(args.get("content", "")).splitlines()
+        return (f"write {path} ({len(content)} lines)", content)
+    if tool_name == "edit":
+        edits = args.get("edits")
+        items = [edit for edit in edits if isinstance(edit, dict)] if isinstance(edits, list) else [args]
+        return (f"edit {path}", edit_diff_lines(items))
+    return (tool_name, [f"{key}: {value}" for key, value in args.items()])
+
+
+class ApprovalDialog(ModalScreen[ApprovalAnswer]):
+    """Dismissed with "yes", "no" or "always" (this tool, for the rest of the session)."""
+
+    DEFAULT_CSS = """
+    ApprovalDialog { align: center middle; }
+    ApprovalDialog > Vertical {
+        width: 90%; max-width: 110; height: auto; max-height: 85%;
+        border: round $warning; background: $surface; padding: 0 1;
+    }
+    ApprovalDialog .approval-title { text-style: bold; color: $warning; padding: 0 0 1 0; }
+    ApprovalDialog .approval-subject { text-style: bold; }
+    ApprovalDialog VerticalScroll { height: auto; max-height: 30; background: $panel; }
+    ApprovalDialog .approval-hint { color: $text-muted; padding: 1 0 0 0; }
+    """
+    BINDINGS = [
+        Binding("y", "answer('yes')", "Yes"),
+        Binding("n", "answer('no')", "No"),
+        Binding("a", "answer('always')", "Always"),
+        Binding("escape", "answer('no')", "No", show=False),
+    ]
+
+    def __init__(self, tool_name: str, args: dict[str, Any]) -> None:
+        super().__init__()
+        self.tool_name = tool_name
+        self.args = args
+
+    def compose(self) -> ComposeResult:
+        subject, lines = call_details(self.tool_name, self.args)
+        with Vertical():
+            yield Label(f"Allow this {self.tool_name} call?", classes="approval-title")
+            yield Static(subject, classes="approval-subject", markup=False)
+            with VerticalScroll():
+                yield Static("\n".join(_clip(lines)) or "(empty)", id="approval-body", markup=False)
+            yield Label(
+                f"y: yes · n / Esc: no (the model is told) · a: always allow {self.tool_name} this session",
+                classes="approval-hint",
+            )
+
+    def action_answer(self, answer: ApprovalAnswer) -> None:
+        self.dismiss(answer)
