@@ -1,12 +1,22 @@
-"""The editor: Enter sends, Ctrl+J breaks the line, Up/Down walk the history at the edges."""
+"""The editor: Enter sends, Ctrl+J breaks the line, Up/Down walk the history at the edges.
+
+With a completion popup attached, `/` as the first word lists commands and `@` paths lists files;
+while it is open Up/Down move in it, Tab or Enter accepts, Esc closes it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import work
 from textual.binding import Binding
+from textual.geometry import Offset
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.worker import get_current_worker
+
+from pi_tui.tui.completion_tokens import Completer, CompletionItem, Token, accepted_text, token_at
+from pi_tui.tui.widgets.completion_popup import CompletionPopup
 
 
 class PromptArea(TextArea):
@@ -21,6 +31,8 @@ class PromptArea(TextArea):
         Binding("enter", "submit", "Send", priority=True),
         Binding("alt+enter", "submit_follow_up", "Follow-up", priority=True, show=False),
         Binding("ctrl+j", "newline", "Newline", show=False),
+        Binding("tab", "accept_completion", "Complete"),
+        Binding("escape", "close_completion", "Close list"),
     ]
 
     @dataclass
@@ -33,6 +45,13 @@ class PromptArea(TextArea):
         self.sent_history: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
+        self._popup: CompletionPopup | None = None
+        self._completer: Completer | None = None
+        self._token: Token | None = None
+
+    def attach_completion(self, popup: CompletionPopup, completer: Completer) -> None:
+        """Complete with `completer`'s items, listed in `popup` (mounted by the screen, above the editor)."""
+        self._popup, self._completer = popup, completer
 
     def _send(self, follow_up: bool) -> None:
         text = self.text
@@ -45,7 +64,8 @@ class PromptArea(TextArea):
         self.post_message(self.Submitted(text, follow_up))
 
     def action_submit(self) -> None:
-        self._send(follow_up=False)
+        if not self._accept(submitting=True):
+            self._send(follow_up=False)
 
     def action_submit_follow_up(self) -> None:
         self._send(follow_up=True)
@@ -60,12 +80,18 @@ class PromptArea(TextArea):
         self.move_cursor(self.document.end)
 
     def action_cursor_up(self, select: bool = False) -> None:
+        if self._popup is not None and self._popup.is_open and not select:
+            self._popup.move(-1)
+            return
         if not select and self.cursor_location[0] == 0 and self.sent_history:
             self._walk_history(-1)
             return
         super().action_cursor_up(select)
 
     def action_cursor_down(self, select: bool = False) -> None:
+        if self._popup is not None and self._popup.is_open and not select:
+            self._popup.move(1)
+            return
         last_row = self.document.line_count - 1
         if not select and self.cursor_location[0] == last_row and self._history_index is not None:
             self._walk_history(1)
@@ -82,3 +108,84 @@ class PromptArea(TextArea):
         self._history_index = None if index == len(self.sent_history) else index
         self.text = self._draft if self._history_index is None else self.sent_history[index]
         self.move_cursor(self.document.end)
+        # A recalled `/command` must not open the list, or the next Up would move in it.
+        row, column = self.cursor_location
+        self._token = token_at(self.document.get_line(row), column, row)
+        if self._popup is not None:
+            self._popup.close()
+
+    # --- completion -------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Without a list, Tab and Esc mean what the app and the screen say (next widget, abort).
+        if action in ("accept_completion", "close_completion"):
+            return self._popup is not None and self._popup.is_open
+        return True
+
+    def action_accept_completion(self) -> None:
+        self._accept(submitting=False)
+
+    def action_close_completion(self) -> None:
+        if self._popup is not None:
+            self._popup.close()
+
+    def accept_completion(self) -> None:
+        """Accept the highlighted item (a click on the list)."""
+        self._accept(submitting=False)
+
+    def _accept(self, *, submitting: bool) -> bool:
+        """Replace the token with the highlighted item; False (nothing done) when no list is open, or
+        when Enter is pressed on a command typed in full, which then submits."""
+        popup, token = self._popup, self._token
+        item = popup.selected if popup is not None else None
+        if popup is None or token is None or item is None:
+            return False
+        if submitting and token.kind == "slash" and item.value == token.text:
+            popup.close()
+            return False
+        row, column = self.cursor_location
+        text = accepted_text(item)
+        if self.document.get_line(row)[column : column + 1].isspace():
+            text = text.rstrip(" ")  # completing inside a line: a space is there already
+        self.replace(text, (row, token.start), (row, column))
+        return True
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._refresh_completion()
+
+    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        self._refresh_completion()
+
+    def _refresh_completion(self) -> None:
+        if self._popup is None or self._completer is None:
+            return
+        row, column = self.cursor_location
+        token = token_at(self.document.get_line(row), column, row) if self.selection.is_empty else None
+        if token == self._token:
+            return
+        self._token = token
+        if token is None:
+            self.workers.cancel_group(self, "completion")
+            self._popup.close()
+        elif token.kind == "slash":
+            self._show_items(token, self._completer.slash(token.text))
+        else:
+            self._search_files(token)
+
+    @work(thread=True, exclusive=True, group="completion", exit_on_error=False)
+    def _search_files(self, token: Token) -> None:
+        assert self._completer is not None
+        worker = get_current_worker()
+        items = self._completer.files(token.query, lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show_items, token, items)
+
+    def _show_items(self, token: Token, items: list[CompletionItem]) -> None:
+        if self._popup is None or token != self._token:
+            return
+        if items:
+            # The list starts under the token, its bottom on the editor's top border.
+            column = max(self.region.x, self.cursor_screen_offset.x - len(token.text) - 2)
+            self._popup.open(items, Offset(column, self.region.y))
+        else:
+            self._popup.close()

@@ -1,0 +1,189 @@
+"""Files for `@path` completion: a bounded, breadth-first, ignore-aware walk and a ranking of matches.
+
+Pure Python and blocking: the editor runs `find_files` in a thread worker and passes the worker's
+cancellation as `should_stop`, so a huge tree costs at most `budget` directory entries and never
+blocks the UI. Breadth-first keeps shallow files (the likely ones) inside the budget; the folder the
+query names (`@src/wid` → `src/`) is walked first for the same reason.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+
+from pi_tui.context.ignore_rules import IgnoreRules
+
+MAX_RESULTS = 50
+WALK_BUDGET = 20_000
+"""Directory entries looked at per search; beyond it the search answers with what it found."""
+
+SKIPPED_DIRS = frozenset({".git"})
+
+
+@dataclass(frozen=True)
+class FileCandidate:
+    path: str
+    """Posix path relative to the searched root; folders end with `/`."""
+    is_dir: bool
+
+
+def _ancestor_rules(root: Path) -> IgnoreRules:
+    """Ignore files from the enclosing git repository's root down to `root` (none outside a repository)."""
+    chain = [root]
+    for parent in root.parents:
+        if (chain[-1] / ".git").exists():
+            break
+        chain.append(parent)
+    else:
+        return IgnoreRules().entering(root)
+    rules = IgnoreRules()
+    for directory in reversed(chain):
+        rules = rules.entering(directory)
+    return rules
+
+
+def walk_breadth_first(
+    root: Path, *, first: Path | None = None, budget: int = WALK_BUDGET, should_stop: Callable[[], bool]
+) -> list[FileCandidate]:
+    """Non-ignored entries under `root`, shallow before deep, `first`'s subtree before the rest."""
+    base = _ancestor_rules(root)
+    queue: deque[tuple[Path, IgnoreRules]] = deque()
+    if first is not None and first != root:
+        rules, current = base, root
+        for part in first.relative_to(root).parts:
+            current = current / part
+            rules = rules.entering(current)
+        queue.append((first, rules))
+    queue.append((root, base))
+    seen_first = False
+    found: list[FileCandidate] = []
+    looked = 0
+    while queue and looked < budget and not should_stop():
+        directory, rules = queue.popleft()
+        if directory == first and seen_first:
+            continue
+        seen_first = seen_first or directory == first
+        try:
+            with os.scandir(directory) as iterator:
+                # A folder of a million files costs no more than the budget (an arbitrary part of it).
+                entries = sorted(islice(iterator, budget - looked), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            looked += 1
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            path = Path(entry.path)
+            if (is_dir and entry.name in SKIPPED_DIRS) or rules.ignores(path, is_dir):
+                continue
+            relative = path.relative_to(root).as_posix()
+            found.append(FileCandidate(relative + "/" if is_dir else relative, is_dir))
+            if is_dir:
+                queue.append((path, rules.entering(path)))
+    return found
+
+
+def _is_subsequence(needle: str, haystack: str) -> bool:
+    position = 0
+    for char in needle:
+        position = haystack.find(char, position) + 1
+        if position == 0:
+            return False
+    return True
+
+
+def match_rank(query: str, path: str) -> int | None:
+    """Lower is better; None when `path` does not match. Case-insensitive.
+
+    0: the path starts with the query; 1: the file or folder name starts with it; 2: any path segment
+    starts with it; 3: the path contains it; 4: its characters appear in order (fuzzy).
+    """
+    needle, hay = query.lower(), path.lower()
+    if not needle or hay.startswith(needle):
+        return 0
+    segments = hay.rstrip("/").split("/")
+    if segments[-1].startswith(needle):
+        return 1
+    if "/" not in needle and any(segment.startswith(needle) for segment in segments):
+        return 2
+    if needle in hay:
+        return 3
+    return 4 if _is_subsequence(needle, hay) else None
+
+
+def rank(query: str, candidates: list[FileCandidate], limit: int = MAX_RESULTS) -> list[FileCandidate]:
+    """The best `limit` matches: by rank, then shallow before deep, then shorter, then by name."""
+    scored = []
+    for candidate in candidates:
+        if candidate.path == query:
+            continue  # the folder just accepted: list what is in it
+        position = match_rank(query, candidate.path)
+        if position is not None:
+            depth = candidate.path.rstrip("/").count("/")
+            scored.append(((position, depth, len(candidate.path), candidate.path), candidate))
+    scored.sort(key=lambda pair: pair[0])
+    return [candidate for _, candidate in scored[:limit]]
+
+
+def _named_folder(root: Path, query: str) -> Path | None:
+    folder, _, _ = query.rpartition("/")
+    first = (root / folder).resolve() if folder else None
+    if first is None or not first.is_dir() or not first.is_relative_to(root):
+        return None
+    return first
+
+
+def find_files(
+    root: Path,
+    query: str,
+    *,
+    limit: int = MAX_RESULTS,
+    budget: int = WALK_BUDGET,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> list[FileCandidate]:
+    """Files and folders under `root` matching `query` (a partial path typed after `@`), best first."""
+    root = root.resolve()
+    first = _named_folder(root, query)
+    entries = walk_breadth_first(root, first=first, budget=budget, should_stop=should_stop)
+    return rank(query, entries, limit)
+
+
+class FileIndex:
+    """`find_files` for one root that walks once per named folder and reuses the listing while the
+    user types: on a tree the budget cuts short, a walk takes a second or two, a ranking milliseconds.
+    A listing older than `max_age` seconds is walked again (files come and go); a cancelled walk is
+    never kept."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        max_age: float = 10.0,
+        budget: int = WALK_BUDGET,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.root = root.resolve()
+        self.max_age = max_age
+        self.budget = budget
+        self.clock = clock
+        self._listing: tuple[Path | None, float, list[FileCandidate]] | None = None
+
+    def find(
+        self, query: str, *, limit: int = MAX_RESULTS, should_stop: Callable[[], bool] = lambda: False
+    ) -> list[FileCandidate]:
+        first = _named_folder(self.root, query)
+        listing = self._listing
+        now = self.clock()
+        if listing is None or listing[0] != first or now - listing[1] > self.max_age:
+            entries = walk_breadth_first(self.root, first=first, budget=self.budget, should_stop=should_stop)
+            if should_stop():
+                return []
+            listing = self._listing = (first, now, entries)
+        return rank(query, listing[2], limit)

@@ -1,0 +1,121 @@
+"""`/resume`: pick a session of this directory or any, pi's included; type to search, Ctrl+S sorts.
+
+The listing reads every session file, so it runs in a thread worker; the answer is the file's path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Label
+
+from pi_tui.session.listing import SessionSummary
+from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
+
+Lister = Callable[[str | None], list[SessionSummary]]
+"""Sessions of one working directory, or of all of them for None (blocking)."""
+
+HINT = "type to search · ↑↓ move · enter open · ctrl+s sort · tab this directory / all · esc cancel"
+
+
+class SessionPicker(ModalScreen[str | None]):
+    """Answers the chosen session file's path, or None on Escape."""
+
+    DEFAULT_CSS = """
+    SessionPicker { align: center middle; }
+    SessionPicker > Vertical {
+        width: 90%; max-width: 120; height: 80%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    SessionPicker #picker-title { text-style: bold; }
+    SessionPicker Input { margin: 1 0; }
+    SessionPicker SessionBrowser { height: 1fr; }
+    SessionPicker #picker-hint { color: $text-muted; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "cycle_sort", "Sort"),
+        Binding("tab", "toggle_scope", "This directory / all"),
+        Binding("down", "move(1)", show=False),
+        Binding("up", "move(-1)", show=False),
+        Binding("pagedown", "move(10)", show=False),
+        Binding("pageup", "move(-10)", show=False),
+    ]
+
+    def __init__(self, cwd: str, lister: Lister, *, show_all: bool = False) -> None:
+        super().__init__()
+        self.cwd = cwd
+        self.lister = lister
+        self.show_all = show_all
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(id="picker-title")
+            yield Input(placeholder="search name, first message, id, directory", id="picker-search")
+            yield SessionBrowser(id="picker-sessions", search_keys=False)
+            yield Label(HINT, id="picker-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+        self._list()
+
+    @property
+    def browser(self) -> SessionBrowser:
+        return self.query_one(SessionBrowser)
+
+    @work(thread=True, exclusive=True, group="picker", exit_on_error=False)
+    def _list(self) -> None:
+        summaries = self.lister(None if self.show_all else self.cwd)
+        self.app.call_from_thread(self._show, summaries)
+
+    def _show(self, summaries: list[SessionSummary]) -> None:
+        self.browser.show([SessionRow.from_summary(row) for row in summaries], here=self.cwd)
+        self.loaded = True
+        self._show_title()
+
+    def _show_title(self) -> None:
+        scope = "all directories" if self.show_all else "this directory"
+        count = len(self.browser.shown)
+        empty = "" if count or self.browser.query_text else " — none here yet: tab lists every directory"
+        self.query_one("#picker-title", Label).update(
+            f"Resume a session — {scope} ({count}) · sorted by {self.browser.sort_mode}{empty}"
+        )
+
+    @on(Input.Changed, "#picker-search")
+    def _search(self, event: Input.Changed) -> None:
+        self.browser.search(event.value)
+        self._show_title()
+
+    @on(Input.Submitted, "#picker-search")
+    def _open_highlighted(self) -> None:
+        browser = self.browser
+        if browser.row_count:
+            self.dismiss(browser.coordinate_to_cell_key(browser.cursor_coordinate).row_key.value)
+
+    @on(DataTable.RowSelected)
+    def _open_selected(self, event: DataTable.RowSelected) -> None:
+        self.dismiss(event.row_key.value)
+
+    def action_move(self, step: int) -> None:
+        browser = self.browser
+        if browser.row_count:
+            row = max(0, min(browser.row_count - 1, browser.cursor_row + step))
+            browser.move_cursor(row=row)
+
+    def action_cycle_sort(self) -> None:
+        self.browser.action_cycle_sort()
+        self._show_title()
+
+    def action_toggle_scope(self) -> None:
+        self.show_all = not self.show_all
+        self._list()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

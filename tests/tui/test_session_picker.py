@@ -1,0 +1,196 @@
+"""The session picker (`/resume`) and the start page's browser: search, sort, scope, on real session files."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from pi_tui.config.paths import cwd_folder_name
+from pi_tui.tui.screens.chat import ChatScreen
+from pi_tui.tui.screens.session_picker import SessionPicker
+from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow, arrange
+
+from .chat_fixtures import make_chat_app
+from .conftest import PROJECT
+from .pilot_helpers import settle
+from .test_app import make_app
+
+SIZE = (120, 40)
+
+
+def write_session(
+    root: Path, cwd: str, session_id: str, texts: list[str], *, created: str, modified: str, name: str = ""
+) -> Path:
+    """A session file as pi-tui writes it: a header, user messages, optionally a name."""
+    folder = root / cwd_folder_name(cwd)
+    folder.mkdir(parents=True, exist_ok=True)
+    lines: list[dict[str, object]] = [
+        {"type": "session", "version": 3, "id": session_id, "timestamp": created, "cwd": cwd}
+    ]
+    parent = None
+    for index, text in enumerate(texts):
+        entry_id = f"{session_id[:4]}{index:04}"
+        stamp = modified if index == len(texts) - 1 else created
+        message = {"role": "user", "content": text, "timestamp": _ms(stamp)}
+        lines.append(
+            {"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp, "message": message}
+        )
+        parent = entry_id
+    if name:
+        lines.append(
+            {
+                "type": "session_info",
+                "id": "info0001",
+                "parentId": parent,
+                "timestamp": modified,
+                "name": name,
+            }
+        )
+    path = folder / f"{session_id}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _ms(stamp: str) -> int:
+    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def titles(browser: SessionBrowser) -> list[str]:
+    return [row.title for row in browser.shown]
+
+
+def test_arrange_filters_on_every_field_and_sorts_four_ways() -> None:
+    def row(title: str, count: int, created: int, modified: int, cwd: str = "/p") -> SessionRow:
+        return SessionRow(
+            key=title,
+            modified=datetime(2026, 1, modified, tzinfo=UTC),
+            title=title,
+            message_count=count,
+            source="pi-tui",
+            created=datetime(2026, 1, created, tzinfo=UTC),
+            session_id=f"id-{title.lower()}",
+            cwd=cwd,
+            first_message=f"first of {title}",
+        )
+
+    rows = [row("Beta", 5, 1, 9), row("alpha", 9, 3, 4), row("Gamma", 1, 2, 2, cwd="/elsewhere")]
+    assert [r.title for r in arrange(rows, "modified")] == ["Beta", "alpha", "Gamma"]
+    assert [r.title for r in arrange(rows, "created")] == ["alpha", "Gamma", "Beta"]
+    assert [r.title for r in arrange(rows, "name")] == ["alpha", "Beta", "Gamma"]
+    assert [r.title for r in arrange(rows, "messages")] == ["alpha", "Beta", "Gamma"]
+    assert [r.title for r in arrange(rows, "modified", "ELSEWHERE")] == ["Gamma"]
+    assert [r.title for r in arrange(rows, "modified", "id-beta")] == ["Beta"]
+    assert [r.title for r in arrange(rows, "modified", "first alpha")] == ["alpha"]
+    assert arrange(rows, "modified", "first nothing") == []
+
+
+@pytest.fixture
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """pi-tui's and pi's session roots under `tmp_path`; three sessions, two of them in the project."""
+    monkeypatch.setenv("PI_TUI_HOME", str(tmp_path / "pi-tui-home"))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
+    project = str(tmp_path / "project")
+    ours = tmp_path / "pi-tui-home" / "sessions"
+    write_session(
+        ours,
+        project,
+        "aaaa1111",
+        ["fix the parser", "and its tests"],
+        created="2026-01-01T10:00:00.000Z",
+        modified="2026-01-09T10:00:00.000Z",
+        name="parser",
+    )
+    write_session(
+        ours,
+        project,
+        "bbbb2222",
+        ["add caching"],
+        created="2026-01-05T10:00:00.000Z",
+        modified="2026-01-06T10:00:00.000Z",
+    )
+    write_session(
+        tmp_path / "pi-agent" / "sessions",
+        "/srv/other",
+        "cccc3333",
+        ["deploy notes"] * 3,
+        created="2026-01-02T10:00:00.000Z",
+        modified="2026-01-03T10:00:00.000Z",
+    )
+    return tmp_path
+
+
+async def test_resume_picker_searches_sorts_widens_and_opens(homes: Path) -> None:
+    app, session, _ = make_chat_app(homes, [])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"/resume", "enter")
+        await settle(pilot)
+        await pilot.press("down", "escape")  # Esc: back, nothing changed
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen) and app.runtime.session is session  # type: ignore[union-attr]
+
+        await pilot.press(*"/resume", "enter")
+        await settle(pilot)
+        picker = app.screen
+        assert isinstance(picker, SessionPicker)
+        browser = picker.query_one(SessionBrowser)
+        assert titles(browser) == ["parser", "add caching"]  # this directory, newest first
+
+        await pilot.press("ctrl+s")
+        assert browser.sort_mode == "created" and titles(browser) == ["add caching", "parser"]
+        await pilot.press("ctrl+s")
+        assert browser.sort_mode == "name" and titles(browser) == ["add caching", "parser"]
+        await pilot.press("ctrl+s")
+        assert browser.sort_mode == "messages" and titles(browser) == ["parser", "add caching"]
+        assert "sorted by messages" in str(picker.query_one("#picker-title").render())
+
+        await pilot.press("tab")  # every directory, pi's sessions included
+        await settle(pilot)
+        assert titles(browser) == ["deploy notes", "parser", "add caching"]
+        assert "(/srv/other)" in str(browser.get_row_at(0)[3])
+
+        await pilot.press(*"srv")  # the directory is searched too
+        assert titles(browser) == ["deploy notes"]
+        search = picker.query_one(Input)
+        search.value = "its tests"  # only the first message is searched, not every message
+        await pilot.pause()
+        assert titles(browser) == []
+        search.value = "fix"  # ... the first message of a named session
+        await pilot.pause()
+        assert titles(browser) == ["parser"]
+
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen)
+        assert app.runtime is not None and app.runtime.session.store.session_id == "aaaa1111"
+
+
+async def test_start_page_sorts_with_s_and_searches_after_a_slash(
+    pi_session_root: Path, tmp_path: Path
+) -> None:
+    app = make_app(PROJECT, pi_session_root, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        browser = app.query_one(SessionBrowser)
+        by_modified = titles(browser)
+        await pilot.press("s", "s", "s")
+        assert browser.sort_mode == "messages"
+        counts = [row.message_count for row in browser.shown]
+        assert counts == sorted(counts, reverse=True) and titles(browser) != by_modified
+        assert "sort: messages" in str(browser.border_subtitle)
+
+        # Typed into the table: the start page's own letter keys (a: all directories) do not fire.
+        await pilot.press("slash", *"api")
+        await settle(pilot)
+        assert titles(browser) == ["API cache design"] and not app.show_all
+        assert browser.row_count == 1 and "search: api" in str(browser.border_subtitle)
+        await pilot.press("enter", "a")  # Enter ends typing; the keys are the page's again
+        await settle(pilot)
+        assert app.show_all and titles(browser) == ["API cache design"]
+
+        await pilot.press("slash", "escape")  # Esc clears the search
+        assert browser.row_count == 4 and browser.query_text == ""
