@@ -1,10 +1,12 @@
 """A loopback Chat Completions server speaking the real SSE streaming protocol, scripted per test.
 
 Each POST to `/v1/chat/completions` takes the next scripted reply from a queue: a stream of chunks
-(optionally dropped, stalled, slowed, without `[DONE]`, or with raw malformed lines) or an HTTP error
-with a body and headers. Every request's headers and JSON body are recorded, as is the moment the
-client closed a stalled connection (to prove an abort closes the stream at once). Responses use
-chunked transfer encoding so that a dropped connection is distinguishable from a finished body.
+(optionally dropped, cut after N bytes, stalled, slowed, without `[DONE]`, or with raw malformed
+lines) or an HTTP error with a body and headers. Every request's headers and JSON body are recorded,
+as is the moment the client closed a stalled connection (to prove an abort closes the stream at
+once). Responses use chunked transfer encoding so that a dropped connection is distinguishable from a
+finished body. A reply may carry a `fault` label, and the labels of the replies served are kept in
+`faults_served` (ready-made faults are in `tests.support.faults`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ class StreamReply:
     delay_s: float = 0.0
     hold_headers: bool = False
     """Send nothing at all (not even the status line) until the client gives up."""
+    cut_after_bytes: int | None = None
+    """Send only the first N bytes of the SSE body (possibly mid-line), then close the connection."""
+    fault: str | None = None
 
 
 @dataclass
@@ -40,6 +45,7 @@ class ErrorReply:
     status: int
     body: str | dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    fault: str | None = None
 
 
 Reply = StreamReply | ErrorReply
@@ -53,7 +59,17 @@ class RecordedRequest:
     body: Any
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 413: "Payload Too Large"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    413: "Payload Too Large",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
 
 
 class OpenAIServer:
@@ -63,6 +79,7 @@ class OpenAIServer:
         self.replies: list[Reply] = []
         self.requests: list[RecordedRequest] = []
         self.client_closed_at: list[float] = []
+        self.faults_served: list[str] = []
         self.client_closed = asyncio.Event()
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
@@ -117,6 +134,8 @@ class OpenAIServer:
             reply: Reply = ErrorReply(500, {"error": {"message": "openai_server: no scripted reply"}})
         else:
             reply = self.replies.pop(0)
+        if reply.fault is not None:
+            self.faults_served.append(reply.fault)
         if isinstance(reply, ErrorReply):
             await self._send_error(writer, reply)
         else:
@@ -150,14 +169,20 @@ class OpenAIServer:
             return
         head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
         writer.write((head + "connection: close\r\n\r\n").encode())
+        if reply.cut_after_bytes is not None:
+            body = b"".join(f"{_sse_line(item)}\n\n".encode() for item in reply.chunks)
+            if reply.done:
+                body += b"data: [DONE]\n\n"
+            if reply.cut_after_bytes > 0:
+                await self._write_chunk(writer, body[: reply.cut_after_bytes])
+            return  # the handler aborts the transport: no terminating chunk
         for number, item in enumerate(reply.chunks):
             if reply.drop_after is not None and number >= reply.drop_after:
                 return  # the handler aborts the transport: no terminating chunk
             if reply.stall_after is not None and number >= reply.stall_after:
                 await self._wait_for_close(reader)
                 return
-            line = item if isinstance(item, str) else f"data: {json.dumps(item)}"
-            await self._write_chunk(writer, f"{line}\n\n".encode())
+            await self._write_chunk(writer, f"{_sse_line(item)}\n\n".encode())
             if reply.delay_s:
                 await asyncio.sleep(reply.delay_s)
         if reply.stall_after is not None:
@@ -179,6 +204,10 @@ class OpenAIServer:
             pass
         self.client_closed_at.append(time.monotonic())
         self.client_closed.set()
+
+
+def _sse_line(item: dict[str, Any] | str) -> str:
+    return item if isinstance(item, str) else f"data: {json.dumps(item)}"
 
 
 def chunk(

@@ -1,0 +1,30 @@
+"""The SDK client the OpenAI provider uses: `AsyncOpenAI` with a server-sent-events decoder that follows
+the SSE standard where the SDK does not.
+
+The standard says an event whose data is empty is not dispatched. The SDK dispatches it whenever an
+`event:`, `id:` or `retry:` field came first and then fails to parse the empty data as JSON, so a
+server's keep-alive (`event: ping` with no data) or a lone `retry: 3000` ended the reply as
+"malformed". Imported by the provider on its first request only: `openai` is slow to import.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openai import AsyncOpenAI
+from openai._streaming import ServerSentEvent, SSEDecoder
+
+
+class StandardSSEDecoder(SSEDecoder):
+    """The SDK's decoder, minus the events the SSE standard says never to dispatch."""
+
+    def decode(self, line: str) -> ServerSentEvent | None:
+        event = super().decode(line)
+        if event is None or not event.data:
+            return None
+        return event
+
+
+class PiOpenAI(AsyncOpenAI):
+    def _make_sse_decoder(self) -> Any:
+        return StandardSSEDecoder()
