@@ -21,6 +21,8 @@ SUBCOMMAND_HELP = {
     "compactions": "a session's compactions on every branch (--show ID: summary, diff, loss audit)",
     "compact": "compact a session now (--preview: show the cut without calling the model)",
     "restore": "undo a compaction: continue from the entry just before it, on a new branch",
+    "serve": "pi-tui in a browser on 127.0.0.1, behind a random token (-- ARGS: pi-tui's arguments)",
+    "export": "a session's branch as one self-contained HTML page (or .jsonl: a linear session file)",
 }
 
 
@@ -32,6 +34,8 @@ def _subcommands() -> dict[str, Callable[[list[str]], int]]:
         run_restore_command,
     )
     from pi_tui.modes.context_command import run_context_command
+    from pi_tui.modes.export_command import run_export_command
+    from pi_tui.modes.serve_command import run_serve_command
     from pi_tui.modes.sessions_command import run_sessions_command
 
     return {
@@ -40,6 +44,8 @@ def _subcommands() -> dict[str, Callable[[list[str]], int]]:
         "compactions": run_compactions_command,
         "compact": run_compact_command,
         "restore": run_restore_command,
+        "serve": run_serve_command,
+        "export": run_export_command,
     }
 
 
@@ -62,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--mode", choices=("text", "json"), default="text", help="json: print every event as one JSON line"
+    )
+    run.add_argument(
+        "--approve", action="store_true", help='bash, write and edit ask first (also setting "approval")'
+    )
+    run.add_argument(
+        "--yes", action="store_true", help="headless with approval on: approve every call instead of denying"
     )
     model = parser.add_argument_group("model")
     model.add_argument("--model", metavar="REF", help="provider/id or id (models.json, else zero-config)")
@@ -119,6 +131,8 @@ def run_options(namespace: argparse.Namespace) -> RunOptions:
         ),
         resume=namespace.resume,
         cwd_override=namespace.cwd_override,
+        approve=namespace.approve,
+        yes=namespace.yes,
     )
 
 
@@ -148,9 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         unknown = sorted(set(options.tools) - set(ALL_TOOL_NAMES))
         if unknown:
             parser.error(f"unknown tool(s): {', '.join(unknown)} (known: {', '.join(ALL_TOOL_NAMES)})")
-    piped = sys.stdin is not None and not sys.stdin.isatty()
+    from pi_tui.modes.serve_command import served_in_browser
+
+    # Under `pi-tui serve` stdin and stdout are pipes to the browser: a terminal, not a piped prompt.
+    served = served_in_browser()
+    piped = sys.stdin is not None and not sys.stdin.isatty() and not served
     interactive = not (options.print_mode or options.output == "json" or piped)
-    if options.resume and not (interactive and sys.stdout.isatty()):
+    if options.resume and not (interactive and (served or sys.stdout.isatty())):
         return _resume(options)
     if options.print_mode or options.output == "json" or piped:
         return _headless(options)
@@ -168,6 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         messages=options.messages,
         cwd_override=options.cwd_override,
         open_resume=options.resume,
+        approve=options.approve,
     )
 
 

@@ -222,7 +222,8 @@ KNOWN_ROLES = frozenset(
 
 def _role_tag(value: Any) -> str:
     role = value.get("role") if isinstance(value, dict) else getattr(value, "role", None)
-    return role if role in KNOWN_ROLES else "unknown"
+    # A non-string role (a list from a corrupt line) is unhashable: test the type first.
+    return role if isinstance(role, str) and role in KNOWN_ROLES else "unknown"
 
 
 AgentMessage: TypeAlias = Annotated[

@@ -6,10 +6,15 @@ server uses (`reasoning_content`: vLLM, llama.cpp, DeepSeek; `reasoning`: OpenRo
 does, the field name is kept as the thinking block's signature. Tool calls are keyed by `index` (a new
 `id` at a known index starts a new call, for servers that always send index 0); arguments are joined
 and parsed when the call ends (see `tool_arguments`).
+
+Chunks are JSON from a server we do not control, and the SDK passes them on unvalidated: a field of the
+wrong type (a list where an object belongs, a number as a name) is ignored, never an exception.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -46,16 +51,39 @@ def map_finish_reason(reason: str) -> tuple[StopReason, str | None]:
     return "error", f"Provider finish_reason: {reason}"
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: Any) -> int:
+    """A token count as servers send it (an int, sometimes a float or a numeric string); else 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value > 0 else 0
+    if isinstance(value, str) and value.strip().isdigit() and len(value) < 20:
+        return int(value)
+    return max(value, 0) if isinstance(value, int) else 0
+
+
 def usage_from_openai(raw: dict[str, Any], prices: ModelPrices) -> Usage:
     """pi's openai-completions usage: cached prompt tokens are cacheRead and not counted in `input`.
 
     `input + cacheRead` is therefore the prompt size; DeepSeek's `prompt_cache_hit_tokens` is read when
     `prompt_tokens_details` is missing. Servers never report cache writes here.
     """
-    prompt = int(raw.get("prompt_tokens") or 0)
-    output = int(raw.get("completion_tokens") or 0)
-    details = raw.get("prompt_tokens_details") or {}
-    cached = int(details.get("cached_tokens") or raw.get("prompt_cache_hit_tokens") or 0)
+    prompt = _count(raw.get("prompt_tokens"))
+    output = _count(raw.get("completion_tokens"))
+    details = _object(raw.get("prompt_tokens_details"))
+    cached = _count(details.get("cached_tokens")) or _count(raw.get("prompt_cache_hit_tokens"))
     usage = Usage(input=max(prompt - cached, 0), output=output, cache_read=cached)
     usage.total_tokens = usage.input + usage.output + usage.cache_read
     usage.cost = compute_cost(usage, prices)
@@ -147,22 +175,24 @@ class ReplyAssembler:
         events: list[StreamEvent] = []
         index = raw.get("index")
         index = index if isinstance(index, int) else len(self._tools_by_index)
-        function = raw.get("function") or {}
-        call_id = raw.get("id") or ""
+        function = _object(raw.get("function"))
+        call_id = _text(raw.get("id"))
         tool = self._tools_by_index.get(index)
         if tool is None or (call_id and call_id != tool.id):
-            name = function.get("name") or ""
+            name = _text(function.get("name"))
             new_id = call_id or f"call_{uuid.uuid4().hex[:24]}"
             events = self._open_block(ToolCall(id=new_id, name=name), "toolcall_start")
             tool = _ToolBlock(self._open or 0, new_id, name)
             self._tools_by_index[index] = tool
             self._tools_by_content[tool.content_index] = tool
-        elif not tool.name and function.get("name"):
+        elif not tool.name and _text(function.get("name")):
             tool.name = function["name"]
             block = self.partial.content[tool.content_index]
             assert isinstance(block, ToolCall)
             block.name = tool.name
-        fragment = function.get("arguments") or ""
+        fragment = function.get("arguments")
+        # Some servers send the arguments as an object rather than JSON text.
+        fragment = json.dumps(fragment) if isinstance(fragment, dict) else _text(fragment)
         if fragment:
             tool.raw += fragment
             tool.dirty = tool.ended
@@ -180,8 +210,8 @@ class ReplyAssembler:
         if isinstance(chunk.get("usage"), dict):
             self.partial.usage = usage_from_openai(chunk["usage"], self._prices)
             self.saw_usage = True
-        for choice in chunk.get("choices") or []:
-            delta = choice.get("delta") or {}
+        for choice in _objects(chunk.get("choices")):
+            delta = _object(choice.get("delta"))
             for field in REASONING_FIELDS:
                 value = delta.get(field)
                 if isinstance(value, str) and value:
@@ -190,7 +220,7 @@ class ReplyAssembler:
             content = delta.get("content")
             if isinstance(content, str) and content:
                 events += self._text(content)
-            for tool_call in delta.get("tool_calls") or []:
+            for tool_call in _objects(delta.get("tool_calls")):
                 events += self._tool_call(tool_call)
             if choice.get("finish_reason"):
                 self.finish_reason = str(choice["finish_reason"])

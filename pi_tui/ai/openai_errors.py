@@ -16,6 +16,9 @@ from pi_tui.ai.js_json import js_dumps
 
 RETRY_AFTER_MS_HEADER = "retry-after-ms"
 RETRY_AFTER_HEADER = "retry-after"
+REDACTED_KEY = "[redacted]"
+MIN_REDACTED_KEY_CHARS = 8
+"""Shorter keys are placeholders (`none`, `local`); replacing them would mangle ordinary words."""
 
 
 def _server_message(body: object) -> str:
@@ -47,8 +50,17 @@ def retry_after_ms(headers: Any) -> int | None:
     return None
 
 
-def describe_error(error: BaseException) -> tuple[str, dict[str, Any]]:
-    """`(errorMessage, diagnostic)` for an exception raised while calling the provider."""
+def redact_key(text: str, api_key: str | None) -> str:
+    """Some servers echo the key they refused (`Incorrect API key provided: sk-…`); the message is
+    persisted and shown, so the key is cut out of it (R14.2)."""
+    if api_key and len(api_key) >= MIN_REDACTED_KEY_CHARS and api_key in text:
+        return text.replace(api_key, REDACTED_KEY)
+    return text
+
+
+def describe_error(error: BaseException, api_key: str | None = None) -> tuple[str, dict[str, Any]]:
+    """`(errorMessage, diagnostic)` for an exception raised while calling the provider, with `api_key`
+    redacted from both."""
     import openai
 
     details: dict[str, Any] = {}
@@ -68,6 +80,7 @@ def describe_error(error: BaseException) -> tuple[str, dict[str, Any]]:
         text = f"Malformed stream data from provider: {error}"
     else:
         text = str(error) or type(error).__name__
+    text = redact_key(text, api_key)
     diagnostic_error: dict[str, Any] = {"name": type(error).__name__, "message": text}
     code = getattr(error, "code", None)
     if isinstance(code, str | int):

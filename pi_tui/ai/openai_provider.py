@@ -70,14 +70,14 @@ def request_params(model: ModelConfig, context: LlmContext, options: StreamOptio
 
 
 def _make_client(model: ModelConfig, options: StreamOptions) -> Any:
-    from openai import AsyncOpenAI
+    from pi_tui.ai.openai_client import PiOpenAI
 
     extra: dict[str, Any] = {}
     if options.timeout_s is not None:
         extra["timeout"] = options.timeout_s
     if options.max_retries is not None:
         extra["max_retries"] = options.max_retries
-    return AsyncOpenAI(
+    return PiOpenAI(
         api_key=options.api_key or NO_API_KEY,
         base_url=model.base_url,
         default_headers=model.headers or None,
@@ -121,7 +121,8 @@ class _Race:
 def _chunk_dict(chunk: Any) -> dict[str, Any]:
     if isinstance(chunk, dict):
         return chunk
-    dumped: dict[str, Any] = chunk.model_dump(exclude_none=True)
+    # The SDK does not validate chunks; a field of an unexpected type must not print a warning.
+    dumped: dict[str, Any] = chunk.model_dump(exclude_none=True, warnings=False)
     return dumped
 
 
@@ -151,7 +152,7 @@ async def stream_openai(
         aborted, failure = True, (ABORTED_MESSAGE, None)
     except Exception as error:
         aborted = signal is not None and signal.aborted
-        failure = (ABORTED_MESSAGE, None) if aborted else describe_error(error)
+        failure = (ABORTED_MESSAGE, None) if aborted else describe_error(error, options.api_key)
     finally:
         race.close()
         await _close_quietly(stream, client)

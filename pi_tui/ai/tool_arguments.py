@@ -25,6 +25,8 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
         value = json.loads(raw)
     except json.JSONDecodeError as error:
         return {}, f"invalid JSON: {error}"
+    except (ValueError, RecursionError) as error:  # an integer of 4300+ digits, nesting too deep
+        return {}, f"invalid JSON: {error}"
     if not isinstance(value, dict):
         return {}, f"expected a JSON object, got {type(value).__name__}"
     return value, None

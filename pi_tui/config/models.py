@@ -119,7 +119,7 @@ def provider_key_env(provider: str) -> str:
 def _error_at(path: Path, text: str, loc: tuple[str | int, ...], message: str) -> ModelsDiagnostic:
     try:
         line, column = locate(text, value_offsets(text), loc)
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):
         line, column = 1, 1
     dotted = ".".join(str(part) for part in loc) or "root"
     return ModelsDiagnostic("error", f"{dotted}: {message}", path, line, column)
@@ -138,6 +138,8 @@ def parse_models_file(path: Path) -> tuple[ModelsFile | None, list[ModelsDiagnos
     except json.JSONDecodeError as error:
         message = f"invalid JSON: {error.msg}"
         return None, [ModelsDiagnostic("error", message, path, error.lineno, error.colno)]
+    except (ValueError, RecursionError) as error:  # an integer of 4300+ digits, nesting too deep
+        return None, [ModelsDiagnostic("error", f"invalid JSON: {error}", path)]
     try:
         return ModelsFile.model_validate(raw), []
     except ValidationError as error:

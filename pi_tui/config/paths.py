@@ -57,7 +57,14 @@ def project_config_dir(cwd: str | os.PathLike[str]) -> Path:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and parents) and make it readable by its owner only."""
+    """Create `path` and make it readable by its owner only (0700, whatever the umask). Parents it has to
+    create are 0700 too (a sessions root lists every project's path); parents that exist keep their mode."""
+    missing = []
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
     path.mkdir(parents=True, exist_ok=True, mode=SESSION_DIR_MODE)
-    os.chmod(path, SESSION_DIR_MODE)
+    for created in (path, *missing):
+        os.chmod(created, SESSION_DIR_MODE)
     return path

@@ -44,11 +44,20 @@ class CompactionSettings(_Section):
     """Ask before an automatic compaction (beyond pi, R10.6)."""
 
 
+class ProviderRetrySettings(_Section):
+    """pi's `retry.provider`: how the HTTP client itself behaves."""
+
+    timeout_ms: int | None = Field(default=None, gt=0)
+    """Longest wait for the server (connect, or the next bytes of a stream) before the request fails as
+    timed out, which is retryable; unset means the SDK's 10 minutes."""
+
+
 class RetrySettings(_Section):
     enabled: bool = True
     max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0)
     base_delay_ms: int = Field(default=DEFAULT_BASE_DELAY_MS, ge=0)
     max_delay_ms: int = Field(default=DEFAULT_MAX_DELAY_MS, ge=0)
+    provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)
 
 
 class ToolsSettings(_Section):

@@ -69,7 +69,7 @@ def project_settings_path(cwd: str | os.PathLike[str]) -> Path:
 def _type_errors(path: Path, text: str, error: ValidationError) -> list[SettingsDiagnostic]:
     try:
         offsets = value_offsets(text)
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):
         offsets = {}
     diagnostics = []
     for issue in error.errors():
@@ -98,6 +98,9 @@ def read_settings_file(path: Path, scope: Scope) -> SettingsFile:
         result.diagnostics.append(
             SettingsDiagnostic(path, f"invalid JSON: {error.msg}", error.lineno, error.colno)
         )
+        return result
+    except (ValueError, RecursionError) as error:  # an integer of 4300+ digits, nesting too deep
+        result.diagnostics.append(SettingsDiagnostic(path, f"invalid JSON: {error}"))
         return result
     if not isinstance(raw, dict):
         result.diagnostics.append(SettingsDiagnostic(path, "settings must be a JSON object", 1, 1))

@@ -11,7 +11,7 @@ import contextlib
 import signal
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.messages import TextContent
@@ -19,6 +19,7 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.models import resolve_model
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.session.agent_session import AgentSession, SessionConfig
+from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
 from pi_tui.session.events import AnyEvent
 from pi_tui.session.runtime import open_store
 from pi_tui.session.services import AgentSessionServices, SessionOpenError
@@ -54,6 +55,19 @@ def build_prompts(messages: list[str], stdin_text: str | None, cwd: str) -> list
     first_parts = [part for part in (stdin_text, *files, texts[0] if texts else None) if part]
     prompts = ["\n\n".join(first_parts)] if first_parts else []
     return prompts + texts[1:]
+
+
+def headless_approver(*, yes: bool, stderr: TextIO) -> Approver:
+    """Nobody can be asked headless: `--yes` approves every call; otherwise each is denied, with a note."""
+
+    async def approve(tool_name: str, args: dict[str, Any]) -> ApprovalAnswer:
+        if yes:
+            return "yes"
+        summary = describe_call(tool_name, args)
+        stderr.write(f"pi-tui: denied {tool_name} (approval mode; --yes approves): {summary}\n")
+        return "no"
+
+    return approve
 
 
 @contextlib.contextmanager
@@ -117,8 +131,11 @@ async def run_print_mode(
             thinking_level=options.thinking,
             tool_names=options.tools,
             stream_fn=stream_fn,
+            approve=options.approve,
         )
     )
+    session.approval.approver = headless_approver(yes=options.yes, stderr=stderr)
+    session.approval.denial_text = headless_denied_text
 
     if options.output == "json":
         stdout.write(js_dumps(store.header.to_json_obj()) + "\n")

@@ -26,3 +26,7 @@ class RunOptions:
     """`-r`: pick one of this directory's sessions first."""
     cwd_override: bool = False
     """`--here`: continue a session whose working directory is gone in the current one."""
+    approve: bool = False
+    """`--approve`: bash, write and edit need the user's approval (as the `approval` setting)."""
+    yes: bool = False
+    """`--yes`: headless, approve every call approval mode would ask about (else they are denied)."""

@@ -36,6 +36,7 @@ from pi_tui.context.accounting.record import RequestKind
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
+from pi_tui.session.approval import ApprovalPolicy
 from pi_tui.session.auto_compaction import AutoCompaction, ConfirmCompaction
 from pi_tui.session.compaction_ops import CompactionOutcome, RestoreOutcome
 from pi_tui.session.events import (
@@ -82,6 +83,7 @@ class SessionConfig:
     stream_fn: StreamFunction | None = None
     reload_resources: ResourceReloader | None = None
     """How `reload()` re-reads the resources (default: `load_resources(cwd)`)."""
+    approve: bool = False  # `--approve`: ask before bash, write and edit whatever the setting says
 
 
 class AgentSession(SessionControls):
@@ -104,6 +106,7 @@ class AgentSession(SessionControls):
         self._reload_resources = config.reload_resources or (lambda: load_resources(self.resources.cwd))
         settings = self.resources.settings
         self.tools_by_name = session_tools(self.resources, self.store)
+        self.approval = ApprovalPolicy(config.approve or settings.approval)
         self.active_tools: list[AgentTool[Any]] = select_tools(self.tools_by_name, config.tool_names)
         existing = self.store.build_context()
         thinking_recorded = has_thinking_entry(self.store)
@@ -119,6 +122,7 @@ class AgentSession(SessionControls):
                 stream_fn=self._stream,
                 convert_to_llm=convert_to_llm,
                 get_api_key=self._get_api_key,
+                before_tool_call=self.approval.before_tool_call,
                 steering_mode=settings.steering_mode,
                 follow_up_mode=settings.follow_up_mode,
             ),
@@ -166,6 +170,9 @@ class AgentSession(SessionControls):
     ) -> AsyncIterator[StreamEvent]:
         if options.max_retries is None:
             options = replace(options, max_retries=0)
+        timeout_ms = self.resources.settings.retry.provider.timeout_ms
+        if options.timeout_s is None and timeout_ms is not None:
+            options = replace(options, timeout_s=timeout_ms / 1000)
         return self._base_stream_fn(model, context, options)
 
     # --- events ---------------------------------------------------------------------------------

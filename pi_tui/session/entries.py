@@ -150,7 +150,8 @@ KNOWN_ENTRY_TYPES = frozenset(
 
 def _entry_tag(value: Any) -> str:
     kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
-    if kind in KNOWN_ENTRY_TYPES and not isinstance(value, UnknownEntry):
+    # A non-string `type` (a list, an object) is unhashable: test the type before the set lookup.
+    if isinstance(kind, str) and kind in KNOWN_ENTRY_TYPES and not isinstance(value, UnknownEntry):
         return str(kind)
     return "unknown"
 

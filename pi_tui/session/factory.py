@@ -41,6 +41,7 @@ def create_runtime(
     tools: Sequence[str] | None = None,
     stream_fn: StreamFunction | None = None,
     cwd_override: bool = False,
+    approve: bool = False,
 ) -> RuntimeSetup:
     problems: list[str] = []
     ref = model.ref or load_settings(cwd).settings.default_model
@@ -61,5 +62,6 @@ def create_runtime(
         thinking_level=thinking,
         tool_names=tools,
         stream_fn=stream_fn,
+        approve=approve,
     )
     return RuntimeSetup(AgentSessionRuntime(store, options, services), problems)

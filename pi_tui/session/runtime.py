@@ -75,6 +75,8 @@ class RuntimeOptions:
     tool_names: Sequence[str] | None = None
     stream_fn: StreamFunction | None = None
     services_factory: ServicesFactory = _services_for
+    approve: bool = False
+    """`--approve`: every session of this runtime asks before bash, write and edit."""
 
 
 def open_store(choice: SessionChoice, cwd: str, *, cwd_override: bool = False) -> SessionStore:
@@ -159,6 +161,7 @@ class AgentSessionRuntime:
                 tool_names=self._options.tool_names,
                 stream_fn=self._options.stream_fn,
                 reload_resources=lambda: factory(cwd).resources,
+                approve=self._options.approve,
             )
         )
 

@@ -11,6 +11,7 @@ raises `SessionReadOnlyError`, and `create_branched_session` is the way to conti
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -95,6 +96,9 @@ class SessionStore:
         self.read_only_reason = read_only_reason
         self.diagnostics: list[Diagnostic] = diagnostics or []
         self._cwd = cwd if cwd is not None else header.cwd
+        # Appends come from worker threads, two at once when parallel summary calls each record their
+        # request; unserialised, both wrote the pending lines and one entry landed in the file twice.
+        self._append_lock = threading.RLock()
 
     # --- construction ---------------------------------------------------------------------------
 
@@ -338,13 +342,14 @@ class SessionStore:
     def _append(self, kind: Callable[..., _E], **fields: Any) -> _E:
         if self.read_only_reason is not None:
             raise SessionReadOnlyError(f"session is read-only: {self.read_only_reason}")
-        entry_id = new_entry_id(self._by_id)
-        entry = kind(id=entry_id, parent_id=self._leaf_id, timestamp=iso_timestamp(), **fields)
-        self._entries.append(entry)
-        self._by_id[entry.id] = entry
-        self._leaf_id = entry.id
-        self._has_assistant = self._has_assistant or _has_assistant(entry)
-        self._write_pending()
+        with self._append_lock:
+            entry_id = new_entry_id(self._by_id)
+            entry = kind(id=entry_id, parent_id=self._leaf_id, timestamp=iso_timestamp(), **fields)
+            self._entries.append(entry)
+            self._by_id[entry.id] = entry
+            self._leaf_id = entry.id
+            self._has_assistant = self._has_assistant or _has_assistant(entry)
+            self._write_pending()
         return entry
 
     def _write_pending(self, *, force: bool = False) -> None:

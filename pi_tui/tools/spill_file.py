@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-SPILL_DIR_MODE = 0o700
+from pi_tui.config.paths import ensure_private_dir
+
 SPILL_FILE_MODE = 0o600
 # Small chunks are gathered into this buffer; chunks at least this big are written straight through.
 _WRITE_BUFFER = 1 << 16
@@ -32,9 +33,8 @@ def default_spill_dir() -> Path:
 
 
 def ensure_spill_dir(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True, mode=SPILL_DIR_MODE)
-    os.chmod(folder, SPILL_DIR_MODE)
-    return folder
+    """`folder` and the parents it needs (the session's `spill/`), owner-only."""
+    return ensure_private_dir(folder)
 
 
 class SpillFile:

@@ -24,7 +24,10 @@ _GARBAGE_RE = re.compile(
     r"|\x1b[PX^_][^\x1b]*\x1b\\"  # DCS, SOS, PM, APC strings
     r"|\x1b[ -/]*[0-~]"  # two-byte and nF escapes
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
-    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufff9-\ufffb]+"  # other controls (tab, LF, CR kept)
+    # Other controls (tab, LF, CR kept). ESC and CSI stay out of the run so that a control just before
+    # a sequence cannot swallow its introducer and leave `[31m` behind; alone they go one at a time.
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9a\x9c-\x9f\ufff9-\ufffb]+"
+    r"|[\x1b\x9b]"
 )
 # An escape sequence that has begun but not ended at the end of a chunk.
 _UNFINISHED_ESCAPE_RE = re.compile(

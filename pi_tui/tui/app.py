@@ -10,21 +10,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
+from pi_tui.config.settings_files import load_settings
 from pi_tui.session.demo import Demo
 from pi_tui.session.listing import SessionSummary, list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.session_preview_data import build_preview
+from pi_tui.tui.themed_app import ThemedApp
+from pi_tui.tui.theming import user_themes_dir
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
 from pi_tui.tui.widgets.session_preview import SessionPreview, SessionPreviewData
 
 
-class PiTuiApp(App[int]):
+class PiTuiApp(ThemedApp[int]):
     """Start page: setup status, session browser, session preview."""
 
     CSS_PATH = "styles/app.tcss"
@@ -49,7 +52,7 @@ class PiTuiApp(App[int]):
         demo: bool = False,
         open_resume: bool = False,
     ) -> None:
-        super().__init__()
+        super().__init__(user_themes=user_themes_dir())
         self.runtime = runtime
         self.startup_warnings = startup_warnings or []
         self.initial_messages = initial_messages or []
@@ -62,6 +65,9 @@ class PiTuiApp(App[int]):
         self._summaries: dict[str, SessionSummary] = {}
         self.show_all = False
         """List every directory's sessions instead of only the current one's."""
+        # Applied before the first paint, so the app never flashes another theme.
+        settings = runtime.services.resources.settings if runtime is not None else load_settings(cwd).settings
+        self._theme_warning = self.apply_theme_setting(settings.theme)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -73,6 +79,9 @@ class PiTuiApp(App[int]):
 
     def on_mount(self) -> None:
         self.sub_title = str(self.cwd)
+        for problem in [*self.theme_problems, self._theme_warning]:
+            if problem is not None:
+                self.notify(str(problem), severity="warning", timeout=10)
         self.query_one(SessionPreview).show_hint("Select a session to preview it.")
         self.load_sessions()
         if self.runtime is not None:
@@ -118,18 +127,9 @@ class PiTuiApp(App[int]):
 
     def _show_sessions(self, summaries: list[SessionSummary]) -> None:
         self._summaries = {str(summary.path): summary for summary in summaries}
-        rows = [
-            SessionRow(
-                key=str(summary.path),
-                modified=summary.modified,
-                title=summary.name or summary.first_message,
-                message_count=summary.message_count,
-                source=summary.source,
-            )
-            for summary in summaries
-        ]
+        rows = [SessionRow.from_summary(summary) for summary in summaries]
         browser = self.query_one(SessionBrowser)
-        browser.show(rows)
+        browser.show(rows, here=str(self.cwd) if self.show_all else None)
         scope = "all directories" if self.show_all else "this directory"
         browser.border_title = f"Sessions — {scope} ({len(rows)})"
         if not rows:

@@ -22,6 +22,7 @@ def run_interactive(
     messages: Sequence[str] = (),
     cwd_override: bool = False,
     open_resume: bool = False,
+    approve: bool = False,
 ) -> int:
     """With a usable model: the chat on a new (or the chosen) session; without: the start page, which
     explains the setup and still browses existing sessions."""
@@ -29,7 +30,13 @@ def run_interactive(
 
     cwd = os.getcwd()
     setup = create_runtime(
-        cwd, model=model, choice=choice, thinking=thinking, tools=tools, cwd_override=cwd_override
+        cwd,
+        model=model,
+        choice=choice,
+        thinking=thinking,
+        tools=tools,
+        cwd_override=cwd_override,
+        approve=approve,
     )
     notice = describe_model_setup(os.environ).text
     if setup.runtime is None and setup.problems:

@@ -30,6 +30,12 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "Choose the model", "choose_model"),
     SlashCommand("settings", "Theme and thinking level", "settings"),
     SlashCommand("copy", "Copy the last answer to the clipboard", "copy_answer"),
+    SlashCommand(
+        "export",
+        "Export this branch: a self-contained HTML page (default) or .jsonl",
+        "export_session",
+        "[--full-output] [path.html|path.jsonl]",
+    ),
     SlashCommand("name", "Name this session (empty: clear the name)", "name_session", "<name>"),
     SlashCommand("hotkeys", "Keys and commands", "hotkeys"),
     SlashCommand("reload", "Re-read settings, AGENTS.md, skills and templates", "reload_resources"),

@@ -17,7 +17,13 @@ def test_defaults_are_pis() -> None:
         "keepRecentTokens": 20000,
         "confirm": False,
     }
-    assert document["retry"] == {"enabled": True, "maxRetries": 3, "baseDelayMs": 2000, "maxDelayMs": 60000}
+    assert document["retry"] == {
+        "enabled": True,
+        "maxRetries": 3,
+        "baseDelayMs": 2000,
+        "maxDelayMs": 60000,
+        "provider": {"timeoutMs": None},
+    }
     assert document["tools"] == {"maxLines": 2000, "maxBytes": 51200}
     assert document["branchSummary"] == {"reserveTokens": 16384, "skipPrompt": False}
     assert document["fallbackModels"] == []

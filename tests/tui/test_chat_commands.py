@@ -170,7 +170,8 @@ async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Pa
     app, session, _ = make_chat_app(tmp_path, replies, settings=settings)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        chat(app).confirm_seconds = 0.3
+        # Long enough that a loaded machine cannot let it run out before Esc; the countdown is the second half.
+        chat(app).confirm_seconds = 60
         chat(app).query_one(PromptArea).text = "one"
         await pilot.press("enter")
         for _ in range(60):
@@ -183,9 +184,10 @@ async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Pa
         await settle(pilot)
         assert not any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
 
+        chat(app).confirm_seconds = 0.3
         chat(app).query_one(PromptArea).text = "two"
         await pilot.press("enter")
-        for _ in range(100):
+        for _ in range(200):
             if any(isinstance(entry, CompactionEntry) for entry in session.store.entries):
                 break
             await asyncio.sleep(0.05)

@@ -10,6 +10,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,15 +22,19 @@ from textual.widgets import Footer
 from pi_tui.config.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
+from pi_tui.session.approval import ApprovalAnswer
 from pi_tui.session.path_view import path_items
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
 from pi_tui.session.usage_totals import usage_totals
 from pi_tui.tui.bridge import FRAME_SECONDS, EventBridge, SessionEvents
 from pi_tui.tui.command_provider import SlashCommandProvider
+from pi_tui.tui.completion_tokens import ResourceCompleter
+from pi_tui.tui.screens.approval_dialog import ApprovalDialog
 from pi_tui.tui.screens.chat_commands import ChatCommands
 from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS, ConfirmCompactionDialog
 from pi_tui.tui.screens.side_panes import SidePanes
 from pi_tui.tui.slash_commands import parse_slash_command
+from pi_tui.tui.widgets.completion_popup import CompletionPopup
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
@@ -97,16 +102,21 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         with Horizontal(id="chat-main"):
             yield ConversationView(id="conversation")
             yield from self.compose_side()
+        yield CompletionPopup(id="completion-popup")
         yield PromptArea(id="prompt")
         yield StatusFooter(id="status")
         yield Footer()
 
     async def on_mount(self) -> None:
         self.session.confirm_compaction = self._confirm_compaction
+        self.session.approval.approver = self._approve_tool_call
         self._bridge.bind(self.runtime.subscribe)
         self.runtime.on_session_replaced(self._session_replaced)
         self.set_interval(FRAME_SECONDS, self._bridge.flush)
         await self.query_one(ConversationView).show_transcript(self.session.agent.state.messages)
+        self.query_one(PromptArea).attach_completion(
+            self.query_one(CompletionPopup), ResourceCompleter(lambda: self.session.resources)
+        )
         self.query_one(PromptArea).focus()
         self.refresh_footer()
         self.side_reset()
@@ -121,6 +131,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
 
     async def _session_replaced(self, session: AgentSession, reason: ReplaceReason) -> None:
         session.confirm_compaction = self._confirm_compaction
+        session.approval.approver = self._approve_tool_call
         self._ledger = BranchLedger()
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
         self.refresh_footer()
@@ -139,6 +150,23 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
             ConfirmCompactionDialog(reason, tokens, seconds=self.confirm_seconds), callback=answered
         )
         return await answer
+
+    async def _approve_tool_call(self, tool_name: str, args: dict[str, Any]) -> ApprovalAnswer:
+        """Approval mode asks before bash, write and edit run; an aborted run closes the question."""
+        answer: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+
+        def answered(choice: ApprovalAnswer | None) -> None:
+            if not answer.done():
+                answer.set_result(choice or "no")
+
+        dialog = ApprovalDialog(tool_name, args)
+        self.app.push_screen(dialog, callback=answered)
+        try:
+            return await answer
+        except asyncio.CancelledError:
+            if self.app.screen is dialog:
+                dialog.dismiss("no")
+            raise
 
     @work(thread=True, exit_on_error=False, group="git")
     def _load_git_branch(self) -> None:
@@ -194,6 +222,10 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         return usage.tokens if usage is not None else None
 
     # --- intents ----------------------------------------------------------------------------------
+
+    @on(CompletionPopup.OptionSelected, "#completion-popup")
+    def _completion_clicked(self) -> None:
+        self.query_one(PromptArea).accept_completion()
 
     @on(PromptArea.Submitted)
     async def _submitted(self, event: PromptArea.Submitted) -> None:

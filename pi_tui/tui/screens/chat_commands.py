@@ -23,7 +23,9 @@ from pi_tui.session.listing import list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.session.tree_listing import tree_lines
 from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
+from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.slash_commands import SLASH_COMMANDS
+from pi_tui.tui.theming import theme_menu
 from pi_tui.tui.widgets.prompt_area import PromptArea
 
 if TYPE_CHECKING:
@@ -109,25 +111,9 @@ class ChatCommands(Screen[None]):
         self._editor_text(text)
 
     async def action_resume(self, args: str = "") -> None:
-        cwd = str(self.session.resources.cwd)
-        rows = await asyncio.to_thread(list_sources, None)
-        rows.sort(key=lambda row: (row.cwd != cwd, -row.modified.timestamp()))
-        options = [
-            (
-                str(row.path),
-                f"{row.modified.astimezone():%Y-%m-%d %H:%M}  {row.message_count:>4}  "
-                f"{' '.join((row.name or row.first_message).split())[:60]}"
-                + ("  [pi]" if row.source == "pi" else "")
-                + ("" if row.cwd == cwd else f"  ({row.cwd})"),
-            )
-            for row in rows
-        ]
-        if not options:
-            self.notify("No sessions to resume yet.")
-            return
-        self.app.push_screen(
-            ChoiceDialog("Resume a session", options), callback=self._later(self._resume_chosen)
-        )
+        """The session picker: this directory's sessions (pi's too); Tab lists every directory."""
+        picker = SessionPicker(str(self.session.resources.cwd), list_sources)
+        self.app.push_screen(picker, callback=self._later(self._resume_chosen))
 
     async def _resume_chosen(self, path: str | None) -> None:
         if path is None:
@@ -234,7 +220,7 @@ class ChatCommands(Screen[None]):
         self.notify(f"Thinking: {level}" if level else "This model has no thinking levels.")
 
     async def action_settings(self, args: str = "") -> None:
-        themes = sorted(self.app.available_themes)
+        themes = theme_menu(self.app.available_themes)
         options = [
             (f"theme:{name}", f"Theme  {'● ' if name == self.app.theme else '  '}{name}") for name in themes
         ]
@@ -252,8 +238,8 @@ class ChatCommands(Screen[None]):
         if choice is None:
             return
         key, _, value = choice.partition(":")
-        if key == "theme":
-            self.app.theme = value
+        if key == "theme" and value in self.app.available_themes:
+            self.app.theme = value  # live: Textual restyles every widget from the new theme's variables
             problems = await asyncio.to_thread(save_global_settings, {"theme": value})
             for problem in problems:
                 self.notify(str(problem), severity="warning")
@@ -285,6 +271,36 @@ class ChatCommands(Screen[None]):
         stats = self.session.session_stats()
         self.app.push_screen(InfoDialog("Session", _stats_markdown(stats.to_json())))
 
+    async def action_export_session(self, args: str = "") -> None:
+        """`/export [--full-output] [path]`: write the page (or .jsonl) in a thread, then say where."""
+        from pathlib import Path
+
+        from pi_tui.export.exporter import ExportError, ExportResult, default_output, export_session
+        from pi_tui.export.html_export import HtmlOptions
+
+        words = args.split()
+        full_output = "--full-output" in words
+        target = " ".join(word for word in words if word != "--full-output")
+        session = self.session
+        cwd = Path(session.resources.cwd)
+        options = HtmlOptions(
+            model=session.model,
+            settings=session.resources.settings,
+            full_output=full_output,
+            api_keys=(session.api_key,) if session.api_key else (),
+        )
+
+        def export() -> ExportResult:
+            out = Path(target).expanduser() if target else default_output(session.store, cwd)
+            return export_session(session.store, cwd / out, options)
+
+        try:
+            result = await asyncio.to_thread(export)
+        except ExportError as error:
+            await self.show_error(str(error))
+            return
+        self.notify(f"Exported {result.format.upper()} ({result.bytes:,} bytes) to {result.path}")
+
     async def action_hotkeys(self, args: str = "") -> None:
         keys = [
             (binding.key, binding.description)
@@ -297,6 +313,9 @@ class ChatCommands(Screen[None]):
             "| `alt+enter` | queue a follow-up |",
             "| `ctrl+j` | new line |",
             "| `up` / `down` | history |",
+            "| `/…` / `@…` | complete a command / a file path: `up` `down` choose, `tab` or `enter` accept, "
+            "`esc` close |",
+            "| `/resume` | `ctrl+s` sort, `tab` this directory / all, type to search |",
             "| `esc esc` | session tree (idle, empty editor) |",
         ]
         lines += ["", "| command | what it does |", "|---|---|"]

@@ -6,8 +6,10 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 
+from textual import on
 from textual.containers import VerticalScroll
 from textual.timer import Timer
+from textual.widget import Widget
 
 from pi_tui.agent.events import (
     MessageEndEvent,
@@ -41,6 +43,7 @@ from pi_tui.session.events import (
 )
 from pi_tui.tui.widgets.message_blocks import (
     AssistantBlock,
+    EarlierMessages,
     NoticeBlock,
     ToolCallBlock,
     UserBlock,
@@ -49,6 +52,11 @@ from pi_tui.tui.widgets.message_blocks import (
 
 clock: Callable[[], float] = time.monotonic
 """Where tool timings come from; tests fix it for reproducible snapshots."""
+
+TRANSCRIPT_PAGE = 12
+"""Messages mounted when a transcript is shown, and per "earlier messages" request. Every widget costs
+milliseconds to mount and lay out and a Markdown reply is dozens of them, so a long session mounted
+whole would take minutes to open (bench/tui.py measures it)."""
 
 
 class ConversationView(VerticalScroll):
@@ -72,6 +80,9 @@ class ConversationView(VerticalScroll):
         self._progress_timer: Timer | None = None
         self._bash: ToolCallBlock | None = None
         self._rendering = asyncio.Lock()
+        self._earlier: list[AgentMessage] = []
+        self._results: dict[str, ToolResultMessage] = {}
+        self._marker: EarlierMessages | None = None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -87,34 +98,60 @@ class ConversationView(VerticalScroll):
         await self.remove_children()
         self._assistant = None
         self._tools.clear()
-        results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+        self._results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+        shown: list[AgentMessage] = [m for m in messages if not isinstance(m, ToolResultMessage)]
+        cut = max(0, len(shown) - TRANSCRIPT_PAGE)
+        self._earlier = shown[:cut]
+        blocks = self._blocks(shown[cut:])
+        self._marker = EarlierMessages(cut, TRANSCRIPT_PAGE) if cut else None
+        await self.mount_all([self._marker, *blocks] if self._marker else blocks)
+        self.anchor()
+
+    @on(EarlierMessages.Pressed)
+    async def show_earlier(self) -> None:
+        """Mount the next older page of the transcript above what is shown."""
+        async with self._rendering:
+            marker = self._marker
+            if marker is None:
+                return
+            cut = max(0, len(self._earlier) - TRANSCRIPT_PAGE)
+            page, self._earlier = self._earlier[cut:], self._earlier[:cut]
+            newer, self._tools = self._tools, {}
+            blocks = self._blocks(page)
+            self._tools.update(newer)  # the newest call stays last, for ctrl+o
+            await self.mount_all(blocks, after=marker)
+            if self._earlier:
+                marker.set_count(len(self._earlier), TRANSCRIPT_PAGE)
+            else:
+                self._marker = None
+                await marker.remove()
+
+    def _blocks(self, messages: Sequence[AgentMessage]) -> list[Widget]:
+        """Finished messages as blocks, each tool call with its result (from anywhere in the transcript)."""
+        blocks: list[Widget] = []
         for message in messages:
             if isinstance(message, AssistantMessage):
-                await self.mount(AssistantBlock(final=message))
+                blocks.append(AssistantBlock(final=message))
                 for call in message.tool_calls:
                     tool = ToolCallBlock(call.id, call.name, call.arguments)
-                    await self.mount(tool)
                     self._tools[call.id] = tool
-                    result = results.get(call.id)
+                    result = self._results.get(call.id)
                     if result is not None:
                         status = "error" if result.is_error else "done"
                         tool.show_output(
                             tool_result_text(result.content), status=status, is_error=result.is_error
                         )
-            elif not isinstance(message, ToolResultMessage):
-                await self._mount_message(message)
-        self.anchor()
+                    blocks.append(tool)
+            else:
+                block = _message_block(message)
+                if block is not None:
+                    blocks.append(block)
+        return blocks
 
     async def _mount_message(self, message: AgentMessage) -> None:
-        if isinstance(message, UserMessage | CustomMessage):
-            await self.mount(UserBlock(user_text(message), markup=False))
-        elif isinstance(message, BashExecutionMessage):
-            prefix = "!!" if message.exclude_from_context else "!"
-            await self.mount(UserBlock(f"{prefix}{message.command}\n{message.output}".rstrip(), markup=False))
-        elif isinstance(message, CompactionSummaryMessage):
-            await self.mount(NoticeBlock(f"Compacted from {message.tokens_before:,} tokens"))
-        elif isinstance(message, BranchSummaryMessage):
-            await self.mount(NoticeBlock("Returned from another branch (summary in context)"))
+        block = _message_block(message)
+        if block is not None:
+            await self.mount(block)
 
     # --- live events ----------------------------------------------------------------------------
 
@@ -265,3 +302,17 @@ class ConversationView(VerticalScroll):
             target = list(self._tools.values())[-1]
         if target is not None:
             target.toggle_expanded()
+
+
+def _message_block(message: AgentMessage) -> Widget | None:
+    """The block of a user-side or marker message; assistant replies and tool results have their own."""
+    if isinstance(message, UserMessage | CustomMessage):
+        return UserBlock(user_text(message), markup=False)
+    if isinstance(message, BashExecutionMessage):
+        prefix = "!!" if message.exclude_from_context else "!"
+        return UserBlock(f"{prefix}{message.command}\n{message.output}".rstrip(), markup=False)
+    if isinstance(message, CompactionSummaryMessage):
+        return NoticeBlock(f"Compacted from {message.tokens_before:,} tokens")
+    if isinstance(message, BranchSummaryMessage):
+        return NoticeBlock("Returned from another branch (summary in context)")
+    return None

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Collapsible, Markdown, Static
@@ -52,12 +53,42 @@ class NoticeBlock(Static):
         super().__init__(text, markup=False, classes=f"-{kind}")
 
 
-class AssistantBlock(Vertical):
-    """One assistant reply: thinking (collapsible), Markdown text streamed as it arrives, call stubs."""
+class EarlierMessages(Static, can_focus=True):
+    """Stands above the mounted part of a long transcript: click or Enter shows the next older page."""
 
     DEFAULT_CSS = """
-    AssistantBlock { height: auto; margin: 1 0 0 0; }
-    AssistantBlock > Markdown { margin: 0; padding: 0 1; }
+    EarlierMessages { padding: 0 1; color: $text-muted; text-style: italic; }
+    EarlierMessages:hover, EarlierMessages:focus { background: $boost; }
+    """
+    BINDINGS = [Binding("enter", "show_earlier", "Show earlier", show=False)]
+
+    class Pressed(Message):
+        """The user asked for older messages."""
+
+    def __init__(self, hidden: int, page: int) -> None:
+        super().__init__(markup=False)
+        self.set_count(hidden, page)
+
+    def set_count(self, hidden: int, page: int) -> None:
+        self.update(f"▲ {hidden:,} earlier messages: click or press enter to show {min(hidden, page)} more")
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed())
+
+    def action_show_earlier(self) -> None:
+        self.post_message(self.Pressed())
+
+
+class AssistantBlock(Vertical):
+    """One assistant reply: thinking (collapsible), Markdown text streamed as it arrives, call stubs.
+
+    `layout: stream` (here and on the Markdown) lets a relayout reuse the placements of the blocks
+    before the one that changed, so a frame of a long streaming reply does not re-measure all of it.
+    """
+
+    DEFAULT_CSS = """
+    AssistantBlock { height: auto; margin: 1 0 0 0; layout: stream; }
+    AssistantBlock > Markdown { margin: 0; padding: 0 1; layout: stream; }
     AssistantBlock > Collapsible { margin: 0; padding: 0; border: none; }
     AssistantBlock .thinking-text { color: $text-muted; text-style: italic; padding: 0 1; }
     AssistantBlock > .call-stub { color: $text-muted; padding: 0 1; }
@@ -75,6 +106,9 @@ class AssistantBlock(Vertical):
         self._stubs: dict[int, Static] = {}
         self._finished = False
         self._pending: AssistantMessage | None = None
+        self._pending_final = False
+        self._ready = False
+        """Set once on_mount runs (`is_mounted` only turns true after the handler returns)."""
 
     def compose(self) -> ComposeResult:
         if self.final is None:
@@ -96,12 +130,14 @@ class AssistantBlock(Vertical):
             yield Static(error, classes="reply-error", markup=False)
 
     async def on_mount(self) -> None:
-        if self.final is None and self._pending is not None:
-            await self.show(self._pending)
+        self._ready = True
+        pending, self._pending = self._pending, None
+        if self.final is None and pending is not None:
+            await (self.finish(pending) if self._pending_final else self.show(pending))
 
     async def show(self, message: AssistantMessage) -> None:
         """Render the reply so far; only the text that is new since the last call is written."""
-        if not self.is_mounted:
+        if not self._ready:
             # Mounting can lag behind the stream (e.g. under a modal); the latest state is shown on mount.
             self._pending = message
             return
@@ -114,8 +150,8 @@ class AssistantBlock(Vertical):
                 self._show_stub(index, block)
 
     async def finish(self, message: AssistantMessage) -> None:
-        if not self.is_mounted:
-            self.final = message
+        if not self._ready:
+            self._pending, self._pending_final = message, True
             return
         await self.show(message)
         for _, stream in self._markdown.values():
@@ -179,6 +215,8 @@ class ToolCallBlock(Vertical, can_focus=True):
         self._lines: list[str] = []
         self._notice = ""
         self._status = "running"
+        self._ready = False
+        """Set once on_mount runs: output handed over before that is rendered then."""
 
     def compose(self) -> ComposeResult:
         yield Static(self._head(), classes="tool-head", markup=False)
@@ -203,7 +241,7 @@ class ToolCallBlock(Vertical, can_focus=True):
         self._render_parts()
 
     def _render_parts(self) -> None:
-        if not self.is_mounted:
+        if not self._ready:
             return
         head, tail, notice = self.query(Static)
         head.update(self._head())
@@ -217,6 +255,7 @@ class ToolCallBlock(Vertical, can_focus=True):
         notice.display = bool(self._notice)
 
     def on_mount(self) -> None:
+        self._ready = True
         self._render_parts()
 
     def on_click(self) -> None:
