@@ -170,7 +170,7 @@ async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Pa
     app, session, _ = make_chat_app(tmp_path, replies, settings=settings)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        # Long enough that a loaded machine cannot let it run out before Esc; the countdown is the second half.
+        # Long enough that a loaded machine cannot run it out before Esc; the countdown is tested second.
         chat(app).confirm_seconds = 60
         chat(app).query_one(PromptArea).text = "one"
         await pilot.press("enter")
