@@ -83,7 +83,8 @@ class SessionConfig:
     stream_fn: StreamFunction | None = None
     reload_resources: ResourceReloader | None = None
     """How `reload()` re-reads the resources (default: `load_resources(cwd)`)."""
-    approve: bool = False  # `--approve`: ask before bash, write and edit whatever the setting says
+    approve: bool = False
+    """`--approve`: bash, write and edit ask first even when the `approval` setting is off (R14.4)."""
 
 
 class AgentSession(SessionControls):
@@ -132,7 +133,12 @@ class AgentSession(SessionControls):
             tools=self.active_tools,
             messages=existing.messages,
         )
-        record_model_and_thinking(self.store, self.model, self.thinking_level)
+        # A resumed session records a different model with its next message, not on open (pi §10.2):
+        # opening pi's file to look must not write to it (R6.5).
+        self._model_unrecorded = bool(self.store.entries)
+        record_model_and_thinking(
+            self.store, self.model, self.thinking_level, model_too=not self._model_unrecorded
+        )
         self.agent.subscribe(self._on_agent_event)
 
     def _build_system_prompt(self) -> SystemPrompt:
@@ -212,6 +218,9 @@ class AgentSession(SessionControls):
         message = event.message
         if self.store.read_only_reason is not None:
             return
+        if self._model_unrecorded:
+            self._model_unrecorded = False
+            record_model_and_thinking(self.store, self.model, self.thinking_level)
         if isinstance(message, CustomMessage):
             await asyncio.to_thread(
                 self.store.append_custom_message,

@@ -77,15 +77,20 @@ def has_thinking_entry(store: SessionStore) -> bool:
 
 
 def record_model_and_thinking(
-    store: SessionStore, model: ModelConfig | None, thinking: ThinkingLevel
+    store: SessionStore, model: ModelConfig | None, thinking: ThinkingLevel, *, model_too: bool = True
 ) -> None:
     """A new session starts with `model_change` + `thinking_level_change` (pi §3.2); a resumed one gets
-    a `model_change` when the model differs from the branch's, and a thinking entry if it has none."""
+    a `model_change` when the model differs from the branch's (unless `model_too` is False: the caller
+    records it later), and a thinking entry if it has none."""
     if store.read_only_reason is not None:
         return
     context = store.build_context()
     recorded = context.model
-    if model is not None and (recorded is None or not model.same_model(recorded.provider, recorded.model_id)):
+    if (
+        model_too
+        and model is not None
+        and (recorded is None or not model.same_model(recorded.provider, recorded.model_id))
+    ):
         store.append_model_change(model.provider, model.id)
     if not has_thinking_entry(store):
         store.append_thinking_level_change(thinking)
