@@ -14,7 +14,13 @@ from pi_tui.ai.messages import ThinkingLevel
 from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.models import resolve_model
 from pi_tui.config.settings_files import load_settings
-from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions, SessionCwdMissingError, open_store
+from pi_tui.session.runtime import (
+    AgentSessionRuntime,
+    RuntimeOptions,
+    SessionCwdMissingError,
+    open_store,
+    recorded_model,
+)
 from pi_tui.session.services import AgentSessionServices, SessionChoice, SessionOpenError
 
 
@@ -53,12 +59,19 @@ def create_runtime(
         store = open_store(choice, cwd, cwd_override=cwd_override)
     except (SessionOpenError, SessionCwdMissingError) as error:
         return RuntimeSetup(None, [*problems, str(error)])
+    chosen_model, api_key = resolution.model, resolution.api_key
+    # A continued session keeps its own model when nothing was asked for explicitly and that model is
+    # configured with a key (pi-behaviour §10.2); otherwise the default applies.
+    if model.ref is None and model.base_url is None and store.entries:
+        restored = recorded_model(store)
+        if restored is not None:
+            chosen_model, api_key = restored
     services = AgentSessionServices.for_cwd(Path(store.cwd))
     resources = services.resources
     problems += [str(problem) for problem in (*resources.settings_diagnostics, *resources.diagnostics)]
     options = RuntimeOptions(
-        model=resolution.model,
-        api_key=resolution.api_key,
+        model=chosen_model,
+        api_key=api_key,
         thinking_level=thinking,
         tool_names=tools,
         stream_fn=stream_fn,

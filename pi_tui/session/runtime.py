@@ -173,7 +173,7 @@ class AgentSessionRuntime:
         # resumes a session whose own model is configured and has a key (pi-behaviour §10.2).
         self._model, self._api_key = old.model, old.api_key
         if reason == "resume":
-            restored = await asyncio.to_thread(_recorded_model, store)
+            restored = await asyncio.to_thread(recorded_model, store)
             if restored is not None:
                 self._model, self._api_key = restored
         # Always the target's own cwd: its settings, context files and skills, freshly read.
@@ -287,7 +287,7 @@ class AgentSessionRuntime:
         await self.session.wait_for_idle()
 
 
-def _recorded_model(store: SessionStore) -> tuple[ModelConfig, str] | None:
+def recorded_model(store: SessionStore) -> tuple[ModelConfig, str] | None:
     """The model the session last used, if models.json lists it and its provider has a key."""
     recorded = store.build_context().model
     if recorded is None:

@@ -257,3 +257,34 @@ async def test_resume_restores_the_session_model_when_configured(
         "other",
         "plain",
     ]
+
+
+async def test_continuing_a_session_at_startup_uses_its_recorded_model_unless_one_is_asked_for(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    from pi_tui.session.factory import ModelChoice, create_runtime
+
+    write_models(openai_server, PLAIN, {"id": "other", "contextWindow": 64000})
+    project = make_project(tmp_path, "alpha")
+    other = resolve_model("local/other")
+    assert other.model is not None
+    first = AgentSessionRuntime(
+        SessionStore.create(str(project), tmp_path / "sessions" / "alpha"),
+        RuntimeOptions(model=other.model, api_key=other.api_key),
+    )
+    openai_server.enqueue(text_reply("one"), text_reply("two"), text_reply("three"))
+    await first.session.prompt("start with other")
+    path = first.session.store.path
+    assert path is not None
+
+    # The default model is `plain` (first listed); the session was run with `other`.
+    restored = create_runtime(str(project), model=ModelChoice(), choice=SessionChoice(session=str(path)))
+    assert restored.runtime is not None
+    await restored.runtime.session.prompt("continue")
+    explicit = create_runtime(
+        str(project), model=ModelChoice(ref="local/plain"), choice=SessionChoice(session=str(path))
+    )
+    assert explicit.runtime is not None
+    await explicit.runtime.session.prompt("switch")
+
+    assert [request.body["model"] for request in openai_server.requests] == ["other", "other", "plain"]
