@@ -17,10 +17,8 @@ from typing import Any, TextIO
 
 from pydantic.alias_generators import to_camel
 
-from pi_tui.config.model_config import ModelConfig
-from pi_tui.config.models import load_registry
 from pi_tui.config.settings_files import load_settings
-from pi_tui.session.context_rebuild import build_session_context
+from pi_tui.session.branch_model import branch_model
 from pi_tui.session.inspector import DEFAULT_RECORDS, InspectorCache, InspectorData, build_inspector_data
 from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session.store import SessionStore
@@ -35,18 +33,6 @@ BAR_PARTS = (
     ("free", "."),
     ("reserve", "R"),
 )
-
-
-def _model_for(store: SessionStore, leaf_id: str | None) -> tuple[ModelConfig | None, str | None]:
-    """The branch's model with its window, and a note when the window is assumed."""
-    ref = build_session_context(store.entries, leaf_id if leaf_id is not None else store.leaf_id).model
-    if ref is None:
-        return None, "no model recorded on this branch: usage unknown"
-    found = load_registry().find(f"{ref.provider}/{ref.model_id}")
-    if found is not None:
-        return found, None
-    model = ModelConfig(id=ref.model_id, name=ref.model_id, provider=ref.provider)
-    return model, f"{model.ref} is not in models.json: window assumed {model.context_window} tokens"
 
 
 def budget_bar(data: InspectorData, width: int = BAR_WIDTH) -> str:
@@ -221,7 +207,7 @@ def run_context_command(argv: list[str]) -> int:
     if options.leaf is not None and store.get_entry(options.leaf) is None:
         sys.stderr.write(f"pi-tui context: entry {options.leaf} not found in {resolved}\n")
         return 1
-    model, note = _model_for(store, options.leaf)
+    model, note = branch_model(store, options.leaf)
     notes = [note] if note else []
     settings = load_settings(store.cwd).settings
     cache = InspectorCache()

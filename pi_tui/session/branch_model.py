@@ -1,4 +1,4 @@
-"""The model whose window the exported budget is measured against: the branch's own model."""
+"""The model a branch was run with, for measuring its budget (`pi-tui context`, exports)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pi_tui.session.context_rebuild import build_session_context
 from pi_tui.session.store import SessionStore
 
 
-def branch_model(store: SessionStore) -> tuple[ModelConfig | None, str | None]:
-    """The leaf's model from models.json when listed there, else with pi-tui's default window (and a
-    note saying so); None when the branch records no model."""
-    ref = build_session_context(store.entries, store.leaf_id).model
+def branch_model(store: SessionStore, leaf_id: str | None = None) -> tuple[ModelConfig | None, str | None]:
+    """The model at `leaf_id` (default the leaf) from models.json when listed there, else with pi-tui's
+    default window (and a note saying so); None when the branch records no model."""
+    ref = build_session_context(store.entries, leaf_id if leaf_id is not None else store.leaf_id).model
     if ref is None:
         return None, "no model recorded on this branch: usage unknown"
     found = load_registry().find(f"{ref.provider}/{ref.model_id}")
