@@ -133,19 +133,20 @@ class UnknownEntry(EntryBase):
         return dumped
 
 
-KNOWN_ENTRY_TYPES = frozenset(
-    {
-        "message",
-        "thinking_level_change",
-        "model_change",
-        "compaction",
-        "branch_summary",
-        "custom",
-        "custom_message",
-        "label",
-        "session_info",
-    }
-)
+ENTRY_CLASSES: dict[str, type[EntryBase]] = {
+    "message": MessageEntry,
+    "thinking_level_change": ThinkingLevelChangeEntry,
+    "model_change": ModelChangeEntry,
+    "compaction": CompactionEntry,
+    "branch_summary": BranchSummaryEntry,
+    "custom": CustomEntry,
+    "custom_message": CustomMessageEntry,
+    "label": LabelEntry,
+    "session_info": SessionInfoEntry,
+}
+"""The class of each known `type`; `SessionEntry` below is the same list as a discriminated union."""
+
+KNOWN_ENTRY_TYPES = frozenset(ENTRY_CLASSES)
 
 
 def _entry_tag(value: Any) -> str:
