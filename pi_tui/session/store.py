@@ -1,9 +1,11 @@
 """`SessionStore`: one session file as pi's `SessionManager` keeps it (pi-behaviour §3.3, §3.5).
 
 Entries are held in file order with an id index and a leaf pointer (the last entry on load). Every
-`append_*` makes a child of the leaf and moves the leaf onto it. Persistence is lazy as in pi: no file
-exists until the session holds an assistant message; then header and all entries are written at once,
-and afterwards each append adds exactly its own line (see `writer.py` for the durability policy).
+`append_*` makes a child of the leaf and moves the leaf onto it. Persistence is lazy, a little less so
+than pi's: no file exists until the session holds a message (pi waits for the assistant's; we write the
+user's at once, so a crash before the first reply cannot lose the prompt, R14.1); then header and all
+entries are written at once, and afterwards each append adds exactly its own line (see `writer.py` for
+the durability policy). A session that only recorded its model and thinking level leaves no file.
 A file that could not be fully understood (no header, empty, newer format) is read-only: appending
 raises `SessionReadOnlyError`, and `create_branched_session` is the way to continue from it.
 """
@@ -16,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pi_tui.ai.messages import AgentMessage, AssistantMessage, ThinkingLevel, UserBlock
+from pi_tui.ai.messages import AgentMessage, ThinkingLevel, UserBlock
 from pi_tui.config.paths import session_dir_for_cwd
 from pi_tui.session.context_rebuild import SessionContext, build_session_context
 from pi_tui.session.diagnostics import Diagnostic
@@ -63,8 +65,8 @@ def _new_header(cwd: str, parent_session: str | None = None) -> SessionHeader:
     )
 
 
-def _has_assistant(entry: SessionEntry) -> bool:
-    return isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage)
+def _has_message(entry: SessionEntry) -> bool:
+    return isinstance(entry, MessageEntry)
 
 
 class SessionStore:
@@ -92,7 +94,7 @@ class SessionStore:
         self._persist = persist
         self._written = written
         self._file_exists = file_exists
-        self._has_assistant = any(_has_assistant(entry) for entry in entries)
+        self._has_message = any(_has_message(entry) for entry in entries)
         self.read_only_reason = read_only_reason
         self.diagnostics: list[Diagnostic] = diagnostics or []
         self._cwd = cwd if cwd is not None else header.cwd
@@ -348,7 +350,7 @@ class SessionStore:
             self._entries.append(entry)
             self._by_id[entry.id] = entry
             self._leaf_id = entry.id
-            self._has_assistant = self._has_assistant or _has_assistant(entry)
+            self._has_message = self._has_message or _has_message(entry)
             self._write_pending()
         return entry
 
@@ -361,7 +363,7 @@ class SessionStore:
         lines = [entry_line(entry) for entry in self._entries[self._written :]]
         if self._file_exists:
             append_lines(self._path, lines)
-        elif self._has_assistant or force:
+        elif self._has_message or force:
             create_session_file(self._path, [entry_line(self._header), *lines])
             self._file_exists = True
         else:
@@ -373,7 +375,7 @@ class SessionStore:
     def create_branched_session(self, leaf_id: str) -> SessionStore:
         """A new session (same folder) holding the root→`leaf_id` path and its labels, for fork / clone.
 
-        Written at once if the path holds an assistant message, otherwise lazily like any new session.
+        Written at once if the path holds a message, otherwise lazily like any new session.
         """
         path = self.get_branch(leaf_id)
         if not path:

@@ -24,7 +24,7 @@ def _reply(text: str = "hello") -> AssistantMessage:
     )
 
 
-def test_nothing_is_written_before_the_first_assistant_message(tmp_path: Path) -> None:
+def test_nothing_is_written_before_the_first_message_then_everything_is(tmp_path: Path) -> None:
     store = SessionStore.create("/home/u/proj", root=tmp_path)
     assert store.path is not None
     assert store.path.parent == tmp_path / "--home-u-proj--"
@@ -34,18 +34,17 @@ def test_nothing_is_written_before_the_first_assistant_message(tmp_path: Path) -
     )
     store.append_model_change("fake", "m")
     store.append_thinking_level_change("off")
-    store.append_message(_ask())
     assert not store.path.exists() and not store.is_persisted
-    store.append_message(_reply())
-    lines = store.path.read_text().splitlines()
-    assert len(lines) == 5
+    # The prompt is on disk before any reply, so a crash while waiting cannot lose it (R14.1).
+    store.append_message(_ask())
     assert [obj["type"] for obj in read_objects(store.path)] == [
         "session",
         "model_change",
         "thinking_level_change",
         "message",
-        "message",
     ]
+    store.append_message(_reply())
+    assert len(store.path.read_text().splitlines()) == 5
     store.append_message(_ask("again"))
     assert len(store.path.read_text().splitlines()) == 6
 
@@ -204,13 +203,16 @@ def test_create_branched_session_copies_path_and_recreates_labels(tmp_path: Path
     assert read_objects(clone.path)[0]["parentSession"] == str(store.path)
 
 
-def test_create_branched_session_without_assistant_is_deferred(tmp_path: Path) -> None:
+def test_create_branched_session_without_a_message_is_deferred(tmp_path: Path) -> None:
     store = SessionStore.create("/p", root=tmp_path)
+    change = store.append_model_change("fake", "m")
     first = store.append_message(_ask("one"))
-    clone = store.create_branched_session(first.id)
+    clone = store.create_branched_session(change.id)
     assert clone.path is not None and not clone.path.exists()
     clone.append_message(_reply())
     assert len(read_objects(clone.path)) == 3
+    with_prompt = store.create_branched_session(first.id)
+    assert with_prompt.path is not None and len(read_objects(with_prompt.path)) == 3
     with pytest.raises(SessionError):
         store.create_branched_session("missing")
 
