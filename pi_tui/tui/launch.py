@@ -50,6 +50,7 @@ def run_interactive(
         startup_warnings=setup.problems if setup.runtime is not None else [],
         initial_messages=list(messages),
         open_resume=open_resume,
+        tune_gc=True,
     )
     app.run()
     return app.return_code or 0
@@ -71,6 +72,7 @@ def run_demo() -> int:
         runtime=demo.runtime,
         initial_messages=list(demo.prompts),
         demo=True,
+        tune_gc=True,
     )
     app.run()
     return app.return_code or 0

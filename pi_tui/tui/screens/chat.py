@@ -7,6 +7,7 @@ and post what the user asked for. Slash commands, dialogs and the palette live i
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.worker import get_current_worker
 
 from pi_tui.config.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
@@ -32,7 +34,7 @@ from pi_tui.tui.completion_tokens import ResourceCompleter
 from pi_tui.tui.screens.approval_dialog import ApprovalDialog
 from pi_tui.tui.screens.chat_commands import ChatCommands
 from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS, ConfirmCompactionDialog
-from pi_tui.tui.screens.side_panes import SidePanes
+from pi_tui.tui.screens.side_panes import FIRST_PAINT_WAIT_SECONDS, SidePanes
 from pi_tui.tui.slash_commands import parse_slash_command
 from pi_tui.tui.widgets.completion_popup import CompletionPopup
 from pi_tui.tui.widgets.conversation import ConversationView
@@ -55,6 +57,8 @@ FOOTER_REFRESH_EVENTS = frozenset(
 )
 TRANSCRIPT_EVENTS = frozenset({"session_tree"})
 DOUBLE_ESCAPE_SECONDS = 0.5
+WIDE_COLUMNS = 100
+"""From this width on the side panel is shown beside the conversation."""
 
 
 class ChatScreen(ChatCommands, SidePanes, Screen[None]):
@@ -62,7 +66,10 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
 
     CSS_PATH = "chat.tcss"
     COMMANDS = Screen.COMMANDS | {SlashCommandProvider}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_COLUMNS, "-wide")]
+    AUTO_FOCUS = "#prompt"
+    """The editor; the default (the first focusable widget, the conversation) would restyle the whole
+    transcript twice on open, once on focus and once when the editor takes it."""
     BINDINGS = [
         Binding("escape", "interrupt", "Abort"),
         Binding("ctrl+o", "toggle_tool_output", "Expand output"),
@@ -95,10 +102,22 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         self._git_branch: str | None = None
         self._show_thinking = True
         self._ledger = BranchLedger()
+        self._ledger_lock = threading.Lock()
+        """The ledger is fed in a worker thread; a worker cancelled by a newer one may still be running."""
+        self._context_tokens: int | None = None
+        """The last counted context usage, shown until a newer count arrives."""
+        self.first_paint = threading.Event()
+        """Set once the opened session is on screen: workers that build secondary data wait for it, so
+        they do not hold the GIL while the first frame is being made."""
         self._last_escape = 0.0
         self.confirm_seconds: float = COUNTDOWN_SECONDS
 
     def compose(self) -> ComposeResult:
+        # The breakpoint class the first resize would set, set now: added after the transcript is
+        # mounted it would restyle every widget on the screen.
+        wide = self.app.size.width >= WIDE_COLUMNS
+        self.set_class(wide, "-wide", update=False)
+        self.set_class(not wide, "-narrow", update=False)
         with Horizontal(id="chat-main"):
             yield ConversationView(id="conversation")
             yield from self.compose_side()
@@ -113,11 +132,17 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         self._bridge.bind(self.runtime.subscribe)
         self.runtime.on_session_replaced(self._session_replaced)
         self.set_interval(FRAME_SECONDS, self._bridge.flush)
-        await self.query_one(ConversationView).show_transcript(self.session.agent.state.messages)
         self.query_one(PromptArea).attach_completion(
             self.query_one(CompletionPopup), ResourceCompleter(lambda: self.session.resources)
         )
         self.query_one(PromptArea).focus()
+        # Queued behind the screen's first restyle (it follows on_mount), which would otherwise restyle
+        # every transcript widget a second time; session events wait in the queue behind it too.
+        self.call_later(self._open_session)
+
+    async def _open_session(self) -> None:
+        await self.query_one(ConversationView).show_transcript(self.session.agent.state.messages)
+        self.call_after_refresh(self.first_paint.set)
         self.refresh_footer()
         self.side_reset()
         self._load_git_branch()
@@ -132,7 +157,9 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
     async def _session_replaced(self, session: AgentSession, reason: ReplaceReason) -> None:
         session.confirm_compaction = self._confirm_compaction
         session.approval.approver = self._approve_tool_call
-        self._ledger = BranchLedger()
+        with self._ledger_lock:
+            self._ledger = BranchLedger()
+        self._context_tokens = None
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
         self.refresh_footer()
         self.side_reset()
@@ -175,7 +202,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
 
     def _set_git_branch(self, branch: str | None) -> None:
         self._git_branch = branch
-        self.refresh_footer()
+        self._render_footer()
 
     # --- session events ---------------------------------------------------------------------------
 
@@ -192,6 +219,11 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         self.side_events(message.events)
 
     def refresh_footer(self) -> None:
+        """Show the session's figures now; the context usage is recounted in a worker and follows."""
+        self._render_footer()
+        self._count_context_tokens()
+
+    def _render_footer(self) -> None:
         session = self.session
         totals = usage_totals(session.store.entries)
         model = session.model
@@ -205,7 +237,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
                 cache_read=totals.cache_read,
                 cache_write=totals.cache_write,
                 cost=totals.cost,
-                context_tokens=self._context_tokens(),
+                context_tokens=self._context_tokens,
                 context_window=model.context_window if model else 0,
                 auto_compaction=session.resources.settings.compaction.enabled,
                 model=model.id if model else None,
@@ -214,12 +246,23 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
             )
         )
 
-    def _context_tokens(self) -> int | None:
-        """pi §11.1 context usage of the branch; counts are cached per entry, so this stays cheap."""
-        model = self.session.model
-        self._ledger.reset(path_items(self.session.store.get_branch()))
-        usage = self._ledger.context_usage(model.context_window if model else 0)
-        return usage.tokens if usage is not None else None
+    @work(thread=True, exclusive=True, group="footer-tokens", exit_on_error=False)
+    def _count_context_tokens(self) -> None:
+        """pi §11.1 context usage of the branch. Off the UI thread: the first count loads tiktoken and
+        counts every message (seconds on a long session); later ones reuse the per-entry counts."""
+        self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
+        session = self.session
+        model = session.model
+        with self._ledger_lock:
+            self._ledger.reset(path_items(session.store.get_branch()))
+            usage = self._ledger.context_usage(model.context_window if model else 0)
+        if session is self.session and not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_context_tokens, usage.tokens if usage is not None else None)
+
+    def _show_context_tokens(self, tokens: int | None) -> None:
+        if tokens != self._context_tokens:
+            self._context_tokens = tokens
+            self._render_footer()
 
     # --- intents ----------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ panes post intents (restore, re-compact, pin) that are carried out here through 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,13 +15,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from pi_tui.agent.events import (
+    AgentEvent,
     MessageEndEvent,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from pi_tui.ai.messages import AgentMessage
 from pi_tui.context.compaction.pins import Pin
 from pi_tui.session.compaction_pins import pin_text, unpin
 from pi_tui.session.events import AnyEvent
@@ -43,12 +47,16 @@ INSPECTOR_EVENTS = frozenset(
 )
 TIMELINE_EVENTS = frozenset({"compaction_end", "session_tree"})
 TOOL_LOG_EVENTS = (ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent, MessageEndEvent)
+FIRST_PAINT_WAIT_SECONDS = 2.0
+"""How long workers that build secondary data (panes, footer figures) hold back for the conversation's
+first frame before they go ahead anyway."""
 
 
 class SidePanes(Screen[None]):
     """Mixed into `ChatScreen`, which supplies `session`, `show_error` and calls the hooks below."""
 
     if TYPE_CHECKING:
+        first_paint: threading.Event
 
         @property
         def session(self) -> AgentSession: ...
@@ -67,8 +75,7 @@ class SidePanes(Screen[None]):
     def side_reset(self) -> None:
         """A new session (or the first): start every pane from the session file."""
         self._inspector_cache = InspectorCache()
-        self._tool_log = ToolCallLog.from_messages(self.session.agent.state.messages)
-        self.query_one(ToolOutputViewer).update_calls(self._tool_log.calls())
+        self._reload_tool_log()
         self._refresh_inspector()
         self._refresh_timeline()
 
@@ -79,21 +86,50 @@ class SidePanes(Screen[None]):
             if isinstance(event, ToolExecutionUpdateEvent) and event.tool_call_id == viewer.selected:
                 viewer.append_live(event.tool_call_id, event.partial_result.text_content)
             if isinstance(event, TOOL_LOG_EVENTS):
-                changed = self._tool_log.apply(event) is not None or changed
-        if changed:
+                if self._tool_log is None:
+                    self._early_tool_events.append(event)
+                else:
+                    changed = self._tool_log.apply(event) is not None or changed
+        if changed and self._tool_log is not None:
             viewer.update_calls(self._tool_log.calls())
         kinds = {event.type for event in events}
         if kinds & INSPECTOR_EVENTS:
             self._refresh_inspector()
         if kinds & TIMELINE_EVENTS:
-            self._tool_log = ToolCallLog.from_messages(self.session.agent.state.messages)
-            viewer.update_calls(self._tool_log.calls())
+            self._reload_tool_log()
             self._refresh_timeline()
+
+    # --- tool calls ------------------------------------------------------------------------------------
+
+    def _reload_tool_log(self) -> None:
+        """Rebuild the tool-call log from the branch in a worker; events until it is back are kept."""
+        self._tool_log: ToolCallLog | None = None
+        self._early_tool_events: list[AgentEvent] = []
+        self._tool_log_messages = list(self.session.agent.state.messages)
+        self._load_tool_log(self._tool_log_messages)
+
+    @work(thread=True, exclusive=True, group="tool-log", exit_on_error=False, description="tool log")
+    def _load_tool_log(self, messages: list[AgentMessage]) -> None:
+        # (A description is given: by default Textual would repr the thousands of messages for it.)
+        self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
+        log = ToolCallLog.from_messages(messages)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._install_tool_log, log, messages)
+
+    def _install_tool_log(self, log: ToolCallLog, messages: list[AgentMessage]) -> None:
+        if messages is not self._tool_log_messages:  # built by a worker a newer reload replaced
+            return
+        for event in self._early_tool_events:
+            log.apply(event)
+        self._early_tool_events = []
+        self._tool_log = log
+        self.query_one(ToolOutputViewer).update_calls(log.calls())
 
     # --- context inspector ---------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="inspector", exit_on_error=False)
     def _refresh_inspector(self) -> None:
+        self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         session = self.session
         cache = self._inspector_cache
         data = build_inspector_data(session.store, session.resources.settings, session.model, cache=cache)
@@ -119,6 +155,7 @@ class SidePanes(Screen[None]):
 
     @work(thread=True, exclusive=True, group="timeline", exit_on_error=False)
     def _refresh_timeline(self, selected: str | None = None) -> None:
+        self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         store = self.session.store
         rows = timeline_rows(store)
         chosen = selected or (rows[-1].compaction_id if rows else None)
@@ -177,10 +214,23 @@ class SidePanes(Screen[None]):
         self.remove_class("-side-hidden")
         self.add_class("-side-shown")
         self.query_one(TabbedContent).active = pane_id
+        self.call_after_refresh(self._catch_up_panes)
+
+    @on(TabbedContent.TabActivated)
+    def _pane_activated(self) -> None:
+        self.call_after_refresh(self._catch_up_panes)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._catch_up_panes)  # a wider screen shows the side panel
+
+    def _catch_up_panes(self) -> None:
+        """The inspector skips its table while hidden; displayed now, it fills it."""
+        self.query_one(ContextInspector).catch_up()
 
     def action_toggle_side(self, args: str = "") -> None:
         """Ctrl+B: hide or show the side panel (on narrow screens it is hidden until asked for)."""
         self.toggle_class("-side-shown" if self.has_class("-narrow") else "-side-hidden")
+        self.call_after_refresh(self._catch_up_panes)
 
     def action_pane_context(self, args: str = "") -> None:
         self.show_pane("pane-context")

@@ -1,7 +1,9 @@
 """The context inspector pane (R8): budget bar, headline, drift alerts, segment table and exact texts.
 
 The pane only renders what `show` hands it: the screen builds `InspectorData` and `SegmentTexts` in a
-worker (tokenising and converting are too slow for the UI thread) and calls `show` with both.
+worker (tokenising and converting are too slow for the UI thread) and calls `show` with both. The table
+is filled only while the pane is on screen, a batch of rows per frame: a DataTable measures every cell
+of the rows it is given, which on a 5,000-message session would hold the UI for seconds.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from textual import getters, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.events import Resize
+from textual.events import Resize, Show
 from textual.message import Message
 from textual.widgets import DataTable, Static, TextArea
 
@@ -32,6 +34,8 @@ MAX_DETAIL_CHARS = 40_000
 NARROW_WIDTH = 44
 """Below this many columns the preview column is left out."""
 NO_SELECTION = "The exact text the model gets for the row under the cursor shows here."
+FILL_BATCH = 200
+"""Rows added to the table per frame (the first batch at once, so a short session fills in one go)."""
 
 
 class ContextInspector(Vertical):
@@ -90,6 +94,10 @@ class ContextInspector(Vertical):
         """Row key whose text the detail area shows."""
         self._rows: dict[str, TableRow] = {}
         self._narrow = False
+        self._stale = False
+        """The table does not show `data` yet (it changed while the pane was hidden)."""
+        self._fill_generation = 0
+        """Bumped by every fill, so the batches of a superseded fill stop."""
 
     def compose(self) -> ComposeResult:
         yield Static("No session data yet.", id="inspector-headline")
@@ -120,12 +128,17 @@ class ContextInspector(Vertical):
 
     def select_row(self, row_key: str) -> None:
         """Show the exact text of `row_key` and announce it (as Enter or a click on its row does)."""
-        if row_key in self._rows and self._cursor_key() != row_key:
+        if row_key in self.table.rows and self._cursor_key() != row_key:  # (rows still filling are skipped)
             self.table.move_cursor(row=self.table.get_row_index(row_key), animate=False)
         self._show_detail(row_key)
         self.post_message(self.SegmentSelected(self, row_key))
 
     def _fill_table(self) -> None:
+        if not self._displayed():
+            self._stale = True
+            return
+        self._stale = False
+        self._fill_generation += 1
         table = self.table
         current = self._cursor_key()
         table.clear(columns=True)
@@ -137,14 +150,24 @@ class ContextInspector(Vertical):
             return
         rows = table_rows(self.data, self.texts, largest_first=self.largest_first)
         self._rows = {row.key: row for row in rows}
-        for row in rows:
+        self._add_rows(rows, 0, current, self._fill_generation)
+
+    def _add_rows(self, rows: list[TableRow], start: int, cursor: str | None, generation: int) -> None:
+        """Add one batch, then schedule the next for after the coming frame."""
+        if generation != self._fill_generation:
+            return
+        table = self.table
+        for row in rows[start : start + FILL_BATCH]:
             count = Text(f"{row.tokens:,}", justify="right")
             cells: list[str | Text] = (
                 [row.zone, row.name, count] if self._narrow else [row.zone, row.name, count, row.preview]
             )
             table.add_row(*cells, key=row.key)
-        if current is not None and current in self._rows:
-            table.move_cursor(row=table.get_row_index(current), animate=False)
+        if cursor is not None and cursor in table.rows:
+            table.move_cursor(row=table.get_row_index(cursor), animate=False)
+            cursor = None
+        if start + FILL_BATCH < len(rows):
+            self.call_after_refresh(self._add_rows, rows, start + FILL_BATCH, cursor, generation)
 
     def _cursor_key(self) -> str | None:
         table = self.table
@@ -178,6 +201,19 @@ class ContextInspector(Vertical):
         event.stop()
         if event.row_key.value is not None:
             self.select_row(event.row_key.value)
+
+    def _displayed(self) -> bool:
+        """Whether the widget would be on screen (no ancestor is `display: none`, e.g. an inactive tab)."""
+        return all(node.display for node in self.ancestors_with_self)
+
+    def on_show(self, event: Show) -> None:
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Fill the table with data handed over while hidden, if the pane is now displayed (the owner
+        calls this after changes that may show it: Textual's Show event is not sent on every one)."""
+        if self._stale and self._displayed():
+            self._fill_table()
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW_WIDTH

@@ -186,7 +186,9 @@ class ConversationView(VerticalScroll):
             tool = self._tools.get(event.tool_call_id)
             if tool is not None:
                 elapsed = clock() - self._tool_started.get(event.tool_call_id, clock())
-                tool.show_output(event.partial_result.text_content, status=f"running {elapsed:.1f}s")
+                tool.show_output(
+                    event.partial_result.text_content, status=f"running {elapsed:.1f}s", live=True
+                )
         elif isinstance(event, ToolExecutionEndEvent):
             tool = self._tools.get(event.tool_call_id)
             if tool is not None:
@@ -235,7 +237,7 @@ class ConversationView(VerticalScroll):
             await self.mount(self._bash)
         elif isinstance(event, BashOutputEvent):
             if self._bash is not None:
-                self._bash.show_output(event.output, status="running")
+                self._bash.show_output(event.output, status="running", live=True)
         elif isinstance(event, BashEndEvent):
             block, self._bash = self._bash, None
             if block is not None:

@@ -6,13 +6,16 @@ of them reads files or talks to the session.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
@@ -24,6 +27,9 @@ TAIL_LINES = 5
 EXPANDED_TAIL_LINES = 40
 MAX_LINE_CHARS = 400
 """Longer lines are cut for display only; the full text is in the tool-output viewer."""
+LIVE_OUTPUT_SECONDS = 0.1
+"""A running call's output is redrawn at most this often (a redraw may relayout the conversation); the
+latest state is always drawn, at the latest this long after it arrived."""
 
 
 def clip_line(line: str) -> str:
@@ -217,6 +223,9 @@ class ToolCallBlock(Vertical, can_focus=True):
         self._status = "running"
         self._ready = False
         """Set once on_mount runs: output handed over before that is rendered then."""
+        self._drawn_at = 0.0
+        self._redraw: Timer | None = None
+        self._shown_parts: tuple[str, str, str] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._head(), classes="tool-head", markup=False)
@@ -226,33 +235,59 @@ class ToolCallBlock(Vertical, can_focus=True):
     def _head(self) -> str:
         return f"{self.tool_name}  {self.summary}   [{self._status}]"
 
-    def show_output(self, text: str, *, status: str | None = None, is_error: bool = False) -> None:
-        """Show the output so far (or the final result): its last lines, and pi's truncation notice apart."""
+    def show_output(
+        self, text: str, *, status: str | None = None, is_error: bool = False, live: bool = False
+    ) -> None:
+        """Show the output so far (`live`: redrawn at most every LIVE_OUTPUT_SECONDS) or the final result:
+        its last lines, and pi's truncation notice apart."""
         body, notice = split_notice(text)
         self._lines = body.splitlines()
         self._notice = notice
         if status is not None:
             self._status = status
         self.set_class(is_error, "-error")
-        self._render_parts()
+        if not live:
+            self._render_parts()
+        elif self._redraw is None:
+            wait = self._drawn_at + LIVE_OUTPUT_SECONDS - time.monotonic()
+            if wait <= 0 or not self._ready:
+                self._live_redraw()
+            else:
+                self._redraw = self.set_timer(wait, self._live_redraw)
 
     def toggle_expanded(self) -> None:
         self.expanded = not self.expanded
         self._render_parts()
 
+    def _live_redraw(self) -> None:
+        self._drawn_at = time.monotonic()
+        self._render_parts()
+
     def _render_parts(self) -> None:
+        if self._redraw is not None:
+            self._redraw.stop()
+            self._redraw = None
         if not self._ready:
             return
-        head, tail, notice = self.query(Static)
-        head.update(self._head())
         limit = EXPANDED_TAIL_LINES if self.expanded else TAIL_LINES
         shown = self._lines[-limit:]
         hidden = len(self._lines) - len(shown)
         prefix = [f"… {hidden} earlier lines (ctrl+o to expand)"] if hidden and not self.expanded else []
-        tail.update("\n".join(prefix + [clip_line(line) for line in shown]))
-        tail.display = bool(shown)
-        notice.update(self._notice)
-        notice.display = bool(self._notice)
+        parts = (self._head(), "\n".join(prefix + [clip_line(line) for line in shown]), self._notice)
+        # An update relayouts the whole conversation, so unchanged parts are left alone.
+        shown_flags = (True, bool(shown), bool(self._notice))
+        previous = self._shown_parts
+        for index, widget in enumerate(self.query(Static)):
+            if previous is None or parts[index] != previous[index]:
+                # A text of the same shape wraps to the same height: no relayout of the conversation.
+                same = (
+                    previous is not None
+                    and "\t" not in parts[index]
+                    and _shape(parts[index]) == _shape(previous[index])
+                )
+                widget.update(parts[index], layout=not same)
+            widget.display = shown_flags[index]
+        self._shown_parts = parts
 
     def on_mount(self) -> None:
         self._ready = True
@@ -260,6 +295,11 @@ class ToolCallBlock(Vertical, can_focus=True):
 
     def on_click(self) -> None:
         self.post_message(self.Selected(self.tool_call_id))
+
+
+def _shape(text: str) -> list[list[int]]:
+    """Cell widths of the words of each line: texts with equal shapes wrap to the same rows."""
+    return [[cell_len(word) for word in line.split(" ")] for line in text.split("\n")]
 
 
 def _failure_text(message: AssistantMessage) -> str:

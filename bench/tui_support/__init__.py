@@ -1,0 +1,1 @@
+"""Support modules of bench/tui.py (the entry point); `make bench` runs only bench/*.py."""
