@@ -28,7 +28,7 @@ from pi_tui.ai.messages import (
     UserBlock,
     UserMessage,
 )
-from pi_tui.export.full_output import InlinedOutput, is_truncated, read_inline, spill_path
+from pi_tui.export.full_output import InlinedOutput, is_truncated, read_inline
 from pi_tui.export.html_text import anchor, esc, num, pre, when
 from pi_tui.export.markdown_html import markdown_to_html
 from pi_tui.session.entries import (
@@ -41,6 +41,7 @@ from pi_tui.session.entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
 )
+from pi_tui.tools.output_pipeline import result_spill_path
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
@@ -227,7 +228,7 @@ class ConversationRenderer:
         label = "Error the model got" if result.is_error else "What the model got"
         parts = [_output(label, text or "(no text)"), _images(result.content)]
         if is_truncated(result.details, text):
-            parts.append(self._truncation(spill_path(result.details, text)))
+            parts.append(self._truncation(result_spill_path(result.details, text)))
         return "".join(parts)
 
     def _bash(self, message: BashExecutionMessage) -> str:

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pi_tui.tools.output_pipeline import result_spill_path
 from pi_tui.tools.stream_sanitizer import sanitize_text
 
 DEFAULT_MAX_INLINE_BYTES = 256 * 1024
 _PI_SPILL_NAME = re.compile(r"pi-[a-z]+-[0-9a-f]+\.log\Z")
-# pi's truncation notice ends with the spill path (sessions written before `details` held it).
-_NOTICE_PATH = re.compile(r"Full output: (.+?)\]\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -32,21 +31,11 @@ class InlinedOutput:
         return self.shown_bytes >= self.total_bytes
 
 
-def spill_path(details: Any, model_text: str) -> str | None:
-    """Where a result's full output was spilled: `details.fullOutputPath`, else the notice's path."""
-    if isinstance(details, dict):
-        path = details.get("fullOutputPath")
-        if isinstance(path, str) and path:
-            return path
-    found = _NOTICE_PATH.search(model_text)
-    return found.group(1) if found else None
-
-
 def is_truncated(details: Any, model_text: str) -> bool:
     truncation = details.get("truncation") if isinstance(details, dict) else None
     if isinstance(truncation, dict) and truncation.get("truncated"):
         return True
-    return spill_path(details, model_text) is not None
+    return result_spill_path(details, model_text) is not None
 
 
 def may_inline(path: Path, spill_dir: Path | None) -> bool:

@@ -16,6 +16,7 @@ producers deliver big chunks, so the clean-up cost per megabyte falls as the flo
 from __future__ import annotations
 
 import codecs
+import re
 import time
 from collections import deque
 from dataclasses import dataclass, replace
@@ -32,6 +33,9 @@ from pi_tui.tools.truncate import (
     truncate_tail,
     utf8_len,
 )
+
+# pi's truncation notice ends with the spill path (results written before `details` held it).
+_NOTICE_SPILL_PATH = re.compile(r"Full output: (.+?)\]\s*$", re.MULTILINE)
 
 # The tail is trimmed to TAIL_KEEP x max_bytes once it grows past TAIL_LIMIT x max_bytes (pi: 2 and 4).
 TAIL_KEEP = 2
@@ -82,6 +86,17 @@ def truncation_notice(
         f"[Showing lines {start}-{end} of {truncation.total_lines} "
         f"({format_size(truncation.max_bytes)} limit). Full output: {full_output_path}]"
     )
+
+
+def result_spill_path(details: Any, model_text: str) -> str | None:
+    """Where a tool result's full output was spilled: `details.fullOutputPath`, else the path named
+    by the truncation notice in what the model got."""
+    if isinstance(details, dict):
+        path = details.get("fullOutputPath")
+        if isinstance(path, str) and path:
+            return path
+    found = _NOTICE_SPILL_PATH.search(model_text)
+    return found.group(1) if found else None
 
 
 class OutputPipeline:

@@ -22,6 +22,7 @@ from pi_tui.agent.events import (
     ToolExecutionUpdateEvent,
 )
 from pi_tui.ai.messages import AgentMessage, AssistantMessage, TextContent, ToolResultMessage
+from pi_tui.tools.output_pipeline import result_spill_path
 from pi_tui.tools.truncate import utf8_len
 
 ToolStatus: TypeAlias = Literal["running", "done", "error"]
@@ -30,7 +31,6 @@ ARGS_SUMMARY_CHARS = 120
 
 _NOTICE_RANGE = re.compile(r"\[Showing lines (\d+)-(\d+) of (\d+)")
 _NOTICE_LAST_LINE = re.compile(r"\[Showing last [^\]]*? of line (\d+) ")
-_NOTICE_PATH = re.compile(r"Full output: (.+?)\]\s*$")
 
 
 @dataclass(frozen=True)
@@ -110,10 +110,7 @@ def describe_result(base: ToolCallInfo, text: str, details: Any, *, status: Tool
     progress = details.get("progress")
     progress = progress if isinstance(progress, dict) else {}
     notice = split_notice(text)[1]
-    spill = details.get("fullOutputPath")
-    if not isinstance(spill, str) or not spill:
-        found = _NOTICE_PATH.search(notice)
-        spill = found.group(1) if found else None
+    spill = result_spill_path(details, notice)
     shown = _range_from_truncation(truncation) or _range_from_notice(notice)
     lines = _int(truncation.get("totalLines")) or _int(progress.get("totalLines"))
     size = _int(truncation.get("totalBytes")) or _int(progress.get("totalBytes"))

@@ -129,3 +129,13 @@ def test_oversized_single_line_chunk_keeps_its_end(tmp_path: Path) -> None:
     assert snapshot.truncation.last_line_partial and snapshot.content == "é" * 25600
     assert snapshot.last_line_bytes == 800_000
     pipeline.close()
+
+
+def test_result_spill_path_prefers_details_then_reads_pis_notice() -> None:
+    from pi_tui.tools.output_pipeline import result_spill_path
+
+    notice = "last line\n\n[Showing lines 3-4 of 4. Full output: /tmp/pi-bash-00ff.log]"
+    assert result_spill_path({"fullOutputPath": "/s/pi-bash-1.log"}, notice) == "/s/pi-bash-1.log"
+    assert result_spill_path({"fullOutputPath": ""}, notice) == "/tmp/pi-bash-00ff.log"
+    assert result_spill_path(None, notice + "\n") == "/tmp/pi-bash-00ff.log"
+    assert result_spill_path(None, "no notice here") is None
