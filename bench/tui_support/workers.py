@@ -110,7 +110,8 @@ async def stream_worker(tokens: int, lines: int, tune_gc: bool = True) -> dict[s
             lags = {**lag.stop(), **full_gcs.stop()}
             conversation = app.screen.query_one(ConversationView)
             blocks = list(conversation.query(AssistantBlock))
-            sources = [md.source for block in blocks for md in block.query(Markdown)]
+            # A long streamed reply is split into Markdown segments: a block's text is their concatenation.
+            sources = ["".join(md.source for md in block.query(Markdown)) for block in blocks]
             tails = [str(block.query(Static)[1].render()) for block in conversation.query(ToolCallBlock)]
         rss_growth = proc_status("VmHWM") - rss_before
         spills = {}

@@ -20,6 +20,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
 from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
+from pi_tui.tui.markdown_segments import safe_cut
 from pi_tui.tui.tool_calls import split_notice, summarize_args
 
 TAIL_LINES = 5
@@ -30,6 +31,9 @@ MAX_LINE_CHARS = 400
 LIVE_OUTPUT_SECONDS = 0.1
 """A running call's output is redrawn at most this often (a redraw may relayout the conversation); the
 latest state is always drawn, at the latest this long after it arrived."""
+SEGMENT_BLOCKS = 24
+"""A streamed text grows in Markdown segments of about this many top-level blocks: a relayout then
+re-arranges only the last segment, the finished ones keep their placements."""
 
 
 def clip_line(line: str) -> str:
@@ -108,6 +112,8 @@ class AssistantBlock(Vertical):
         """A finished reply (a rebuilt transcript) is composed whole, with nothing mounted later."""
         self._markdown: dict[int, tuple[Markdown, MarkdownStream]] = {}
         self._rendered: dict[int, int] = {}
+        self._segment_start: dict[int, int] = {}
+        """Where the text block's current Markdown segment starts (see `SEGMENT_BLOCKS`)."""
         self._thinking: dict[int, Static] = {}
         self._stubs: dict[int, Static] = {}
         self._finished = False
@@ -173,10 +179,27 @@ class AssistantBlock(Vertical):
             await self.mount(markdown)
             self._markdown[index] = (markdown, Markdown.get_stream(markdown))
             self._rendered[index] = 0
+            self._segment_start[index] = 0
         done = self._rendered[index]
-        if len(text) > done:
-            await self._markdown[index][1].write(text[done:])
-            self._rendered[index] = len(text)
+        if len(text) <= done:
+            return
+        markdown, stream = self._markdown[index]
+        if len(markdown.children) > SEGMENT_BLOCKS:
+            cut = safe_cut(text, self._segment_start[index], done)
+            if cut is not None:
+                await stream.write(text[done:cut])
+                await stream.stop()
+                if markdown.children:
+                    # `layout: stream` keeps placements measured before a block's CSS applied; later
+                    # appends re-measure them, a finished segment gets no later append.
+                    markdown.children[0].refresh(layout=True)
+                markdown = Markdown()
+                await self.mount(markdown, after=self._markdown[index][0])
+                stream = Markdown.get_stream(markdown)
+                self._markdown[index] = (markdown, stream)
+                self._segment_start[index] = done = cut
+        await stream.write(text[done:])
+        self._rendered[index] = len(text)
 
     def _show_thinking(self, index: int, text: str) -> None:
         if index not in self._thinking:
