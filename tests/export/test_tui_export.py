@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
-from textual.pilot import Pilot
-
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
-from pi_tui.tui.widgets.prompt_area import PromptArea
 from tests.tui.chat_fixtures import make_chat_app
-from tests.tui.pilot_helpers import settle
+from tests.tui.pilot_helpers import settle, submit
 
 SIZE = (120, 40)
-
-
-async def submit(pilot: Pilot[Any], text: str) -> None:
-    pilot.app.screen.query_one(PromptArea).text = text
-    await pilot.press("enter")
-    await asyncio.sleep(0.05)
-    await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
-    await settle(pilot)
 
 
 def notifications(app: Any) -> list[str]:

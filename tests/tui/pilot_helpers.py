@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from textual.pilot import Pilot
@@ -19,3 +20,15 @@ async def settle(pilot: Pilot[Any]) -> None:
         except WorkerCancelled:
             continue
     await pilot.pause()
+
+
+async def submit(pilot: Pilot[Any], text: str) -> None:
+    """Send `text` from the chat editor and wait until the session is idle again."""
+    from pi_tui.tui.widgets.prompt_area import PromptArea
+
+    # Long texts are put in the editor directly: typing them key by key would take minutes.
+    pilot.app.screen.query_one(PromptArea).text = text
+    await pilot.press("enter")
+    await asyncio.sleep(0.05)
+    await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
+    await settle(pilot)

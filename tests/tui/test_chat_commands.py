@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from pi_tui.ai.scripted import ScriptedReply
@@ -19,18 +18,9 @@ from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, Use
 from pi_tui.tui.widgets.prompt_area import PromptArea
 
 from .chat_fixtures import make_chat_app
-from .pilot_helpers import settle
+from .pilot_helpers import settle, submit
 
 SIZE = (120, 40)
-
-
-async def submit(pilot: Pilot[Any], text: str) -> None:
-    # Long texts are put in the editor directly: typing them key by key would take minutes.
-    pilot.app.screen.query_one(PromptArea).text = text
-    await pilot.press("enter")
-    await asyncio.sleep(0.05)
-    await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
-    await settle(pilot)
 
 
 def chat(app: Any) -> ChatScreen:
