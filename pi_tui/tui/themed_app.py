@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual.app import App, ReturnType
 
+from pi_tui.tui.textual_fixes import keep_full_map_after_reflow
 from pi_tui.tui.theming import (
     DEFAULT_THEME,
     ThemeProblem,
@@ -20,10 +21,14 @@ from pi_tui.tui.theming import (
 
 
 class ThemedApp(App[ReturnType]):
-    """An App that starts on `pi-dark` and knows pi-tui's themes, plus the user's from `user_themes`."""
+    """An App that starts on `pi-dark` and knows pi-tui's themes, plus the user's from `user_themes`.
+
+    Creating one also applies `textual_fixes` (once per process), so tests and benchmarks lay out as the
+    real app does."""
 
     def __init__(self, *, user_themes: Path | None = None) -> None:
         super().__init__()
+        keep_full_map_after_reflow()
         self.theme_problems: list[ThemeProblem] = []
         """User theme files that were skipped; the app reports them once it is running."""
         for theme in builtin_themes():
