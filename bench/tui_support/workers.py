@@ -64,11 +64,12 @@ async def paint_worker(kind: str, spawned_at: float) -> dict[str, Any]:
 
 
 async def stream_worker(tokens: int, lines: int, tune_gc: bool = True) -> dict[str, Any]:
-    from textual.widgets import Markdown, Static
+    from textual.widgets import Static
 
     from pi_tui.session.store import SessionStore
     from pi_tui.tui.widgets.conversation import ConversationView
     from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock
+    from pi_tui.tui.widgets.parked_markdown import markdown_source
     from pi_tui.tui.widgets.prompt_area import PromptArea
 
     probe = FrameProbe()
@@ -110,8 +111,8 @@ async def stream_worker(tokens: int, lines: int, tune_gc: bool = True) -> dict[s
             lags = {**lag.stop(), **full_gcs.stop()}
             conversation = app.screen.query_one(ConversationView)
             blocks = list(conversation.query(AssistantBlock))
-            # A long streamed reply is split into Markdown segments: a block's text is their concatenation.
-            sources = ["".join(md.source for md in block.query(Markdown)) for block in blocks]
+            # A long streamed reply is split into Markdown segments, some parked: its text joins them.
+            sources = [markdown_source(block) for block in blocks]
             tails = [str(block.query(Static)[1].render()) for block in conversation.query(ToolCallBlock)]
         rss_growth = proc_status("VmHWM") - rss_before
         spills = {}

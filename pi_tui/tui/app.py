@@ -27,10 +27,12 @@ from pi_tui.tui.theming import user_themes_dir
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
 from pi_tui.tui.widgets.session_preview import SessionPreview, SessionPreviewData
 
-GC_THRESHOLDS = (10_000, 50, 1_000)
-"""Young collections every 10,000 allocations (Python's default is 700) and full ones rarer: a streaming
-frame makes thousands of short-lived objects, and full collections over the app's heap paused frames
-for up to 0.4 s (bench/tui.py)."""
+GC_THRESHOLDS = (5_000, 10, 1_000)
+"""Young collections every 5,000 allocations (Python's default is 700): a streaming frame makes thousands
+of short-lived objects. The middle generation is collected every 10 young ones, so it stays small: at
+every 50 it grew to half a million objects and each pass froze a frame for 0.2-0.25 s; at 10 the longest
+is ~25 ms (bench/tui.py --only stream). Full collections over the app's heap (0.2-0.6 s) stay rare.
+"""
 
 
 def tune_gc() -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from textual.widgets import Markdown
-
 from pi_tui.ai.messages import AssistantMessage, CompactionSummaryMessage, UserMessage, user_text
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
 from pi_tui.config.model_config import ModelConfig
@@ -19,6 +17,7 @@ from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, NoticeBlock, UserBlock
+from pi_tui.tui.widgets.parked_markdown import markdown_source
 from tests.interop.pi_schema import check_appended
 from tests.tui.pilot_helpers import settle
 
@@ -66,7 +65,7 @@ async def test_chat_screen_shows_a_pi_session_and_continues_it(
                 assert isinstance(block, UserBlock) and str(block.render()) == user_text(message)
             else:
                 assert isinstance(message, AssistantMessage)
-                assert block.query_one(Markdown).source == message.text
+                assert markdown_source(block) == message.text
 
         await pilot.press(*"and now?", "enter")
         await runtime.session.wait_for_idle()

@@ -35,4 +35,4 @@ async def test_different_files_run_concurrently(tmp_path: Path) -> None:
             events.append(f"{name} out")
 
     await asyncio.gather(hold("a"), hold("b"))
-    assert events[:2] == ["a in", "b in"]
+    assert sorted(events[:2]) == ["a in", "b in"]  # both inside before either leaves, in any order

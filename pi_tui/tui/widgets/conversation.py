@@ -49,6 +49,7 @@ from pi_tui.tui.widgets.message_blocks import (
     UserBlock,
     tool_result_text,
 )
+from pi_tui.tui.widgets.parked_markdown import MarkdownParking
 
 clock: Callable[[], float] = time.monotonic
 """Where tool timings come from; tests fix it for reproducible snapshots."""
@@ -83,9 +84,14 @@ class ConversationView(VerticalScroll):
         self._earlier: list[AgentMessage] = []
         self._results: dict[str, ToolResultMessage] = {}
         self._marker: EarlierMessages | None = None
+        self._parking = MarkdownParking(self, self._rendering)
 
     def on_mount(self) -> None:
         self.anchor()
+        self.watch(self, "scroll_y", self._parking.schedule, init=False)
+
+    def on_resize(self) -> None:
+        self._parking.schedule()
 
     # --- whole transcripts ----------------------------------------------------------------------
 
@@ -106,6 +112,7 @@ class ConversationView(VerticalScroll):
         self._marker = EarlierMessages(cut, TRANSCRIPT_PAGE) if cut else None
         await self.mount_all([self._marker, *blocks] if self._marker else blocks)
         self.anchor()
+        self._parking.schedule()
 
     @on(EarlierMessages.Pressed)
     async def show_earlier(self) -> None:
@@ -125,6 +132,7 @@ class ConversationView(VerticalScroll):
             else:
                 self._marker = None
                 await marker.remove()
+            self._parking.schedule()
 
     def _blocks(self, messages: Sequence[AgentMessage]) -> list[Widget]:
         """Finished messages as blocks, each tool call with its result (from anywhere in the transcript)."""
@@ -160,6 +168,7 @@ class ConversationView(VerticalScroll):
         async with self._rendering:
             for event in events:
                 await self._apply_one(event)
+        self._parking.schedule()
 
     async def _apply_one(self, event: AnyEvent) -> None:
         if isinstance(event, MessageStartEvent):

@@ -94,11 +94,14 @@ class AssistantBlock(Vertical):
 
     `layout: stream` (here and on the Markdown) lets a relayout reuse the placements of the blocks
     before the one that changed, so a frame of a long streaming reply does not re-measure all of it.
+    Markdown that gets no more text is marked `-settled`: the conversation may park it while it is far
+    from view (`parked_markdown`).
     """
 
     DEFAULT_CSS = """
     AssistantBlock { height: auto; margin: 1 0 0 0; layout: stream; }
     AssistantBlock > Markdown { margin: 0; padding: 0 1; layout: stream; }
+    AssistantBlock > Markdown.-unparking { display: none; }
     AssistantBlock > Collapsible { margin: 0; padding: 0; border: none; }
     AssistantBlock .thinking-text { color: $text-muted; text-style: italic; padding: 0 1; }
     AssistantBlock > .call-stub { color: $text-muted; padding: 0 1; }
@@ -127,7 +130,7 @@ class AssistantBlock(Vertical):
             return
         for block in self.final.content:
             if isinstance(block, TextContent) and block.text:
-                yield Markdown(block.text)
+                yield Markdown(block.text, classes="-settled")
             elif isinstance(block, ThinkingContent):
                 body = Static(block.thinking, classes="thinking-text", markup=False)
                 yield Collapsible(body, title="Thinking", collapsed=not self.show_thinking)
@@ -166,8 +169,9 @@ class AssistantBlock(Vertical):
             self._pending, self._pending_final = message, True
             return
         await self.show(message)
-        for _, stream in self._markdown.values():
+        for markdown, stream in self._markdown.values():
             await stream.stop()
+            markdown.add_class("-settled")
         self._finished = True
         error = _failure_text(message)
         if error:
@@ -193,6 +197,7 @@ class AssistantBlock(Vertical):
                     # `layout: stream` keeps placements measured before a block's CSS applied; later
                     # appends re-measure them, a finished segment gets no later append.
                     markdown.children[0].refresh(layout=True)
+                markdown.add_class("-settled")
                 markdown = Markdown()
                 await self.mount(markdown, after=self._markdown[index][0])
                 stream = Markdown.get_stream(markdown)

@@ -1,0 +1,114 @@
+"""Settled Markdown far from the viewport is parked: swapped for a blank widget of the same size.
+
+Textual arranges every mounted widget on each relayout, and a Markdown reply is dozens of widgets (a
+list item alone is four), so a long reply or a long live conversation slows every streaming frame.
+Measured with `bench/tui.py --only stream`: a 16,000-character reply is over 900 widgets. A parked
+segment keeps its place and height and holds its source; it is rebuilt before it scrolls into view.
+
+Only Markdown a block marked `-settled` (no more text will be written to it) is parked, and only after
+two tidy passes found it the same size, so a segment is never parked mid-relayout. A parked segment
+whose width changes (a resize, a scroll bar) is rebuilt: its recorded height no longer holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from weakref import WeakKeyDictionary
+
+from textual.containers import ScrollableContainer
+from textual.geometry import Region, Size
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+TIDY_SECONDS = 0.15
+"""Parking and rebuilding run at most this often, after the layout they measure has settled."""
+MARGIN_SCREENS = 1
+"""Markdown within this many viewport heights above or below the viewport stays (or is rebuilt)."""
+
+
+class ParkedMarkdown(Widget):
+    """Stands in for a settled Markdown segment: its exact size, nothing drawn, its source kept."""
+
+    DEFAULT_CSS = """
+    ParkedMarkdown { width: 1fr; height: auto; }
+    """
+
+    def __init__(self, source: str, size: Size) -> None:
+        super().__init__()
+        self.source = source
+        self.parked_size = size
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # `layout: stream` sizes every child by its content height, whatever its CSS height says.
+        return self.parked_size.height
+
+    def render(self) -> str:
+        return ""
+
+
+def markdown_source(block: Widget) -> str:
+    """The Markdown text a block shows, parked segments included, in order."""
+    return "".join(child.source for child in block.children if isinstance(child, Markdown | ParkedMarkdown))
+
+
+class MarkdownParking:
+    """Parks and rebuilds the settled Markdown in the blocks of one scroll container."""
+
+    def __init__(self, container: ScrollableContainer, lock: asyncio.Lock) -> None:
+        """`lock` is the one the container holds while it adds or removes blocks."""
+        self._container = container
+        self._lock = lock
+        self._timer: Timer | None = None
+        self._sizes: WeakKeyDictionary[Markdown, Size] = WeakKeyDictionary()
+
+    def schedule(self) -> None:
+        """Run a tidy pass soon, unless one is already due."""
+        if self._timer is None and self._container.is_attached:
+            self._timer = self._container.set_timer(TIDY_SECONDS, self._run)
+
+    async def _run(self) -> None:
+        self._timer = None
+        async with self._lock:
+            pending = await self.tidy()
+        if pending:
+            self.schedule()
+
+    async def tidy(self) -> bool:
+        """Park settled Markdown far from the viewport, rebuild parked Markdown near it; True when some
+        Markdown is waiting for a second look before it may be parked."""
+        viewport = self._container.scrollable_content_region
+        if not viewport:
+            return False
+        margin = viewport.height * MARGIN_SCREENS
+        near = Region(viewport.x, viewport.y - margin, viewport.width, viewport.height + 2 * margin)
+        pending = False
+        for block in list(self._container.children):
+            for child in list(block.children):
+                if isinstance(child, ParkedMarkdown):
+                    if child.outer_size.width != child.parked_size.width or child.region.overlaps(near):
+                        await self._rebuild(block, child)
+                elif isinstance(child, Markdown) and child.has_class("-settled"):
+                    region = child.region
+                    if not region or region.overlaps(near):
+                        self._sizes.pop(child, None)
+                    elif self._sizes.get(child) == region.size:
+                        await self._park(block, child, region.size)
+                    else:
+                        self._sizes[child] = region.size
+                        pending = True
+        return pending
+
+    async def _park(self, block: Widget, markdown: Markdown, size: Size) -> None:
+        with self._container.app.batch_update():
+            await block.mount(ParkedMarkdown(markdown.source, size), before=markdown)
+            await markdown.remove()
+
+    async def _rebuild(self, block: Widget, parked: ParkedMarkdown) -> None:
+        # Built hidden and swapped in one batch, so nothing near the viewport moves while it is parsed.
+        markdown = Markdown(classes="-settled -unparking")
+        await block.mount(markdown, before=parked)
+        await markdown.update(parked.source)
+        with self._container.app.batch_update():
+            markdown.remove_class("-unparking")
+            await parked.remove()

@@ -1,0 +1,147 @@
+"""Parking settled Markdown far from view: fewer mounted widgets, the same scroll height and the same
+rows on screen wherever the user scrolls, and a rebuild when the width changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.app import ComposeResult
+from textual.pilot import Pilot
+from textual.widgets import Markdown
+
+from pi_tui.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
+from pi_tui.ai.messages import AssistantMessage, TextContent, UserMessage
+from pi_tui.ai.stream import StreamEvent
+from pi_tui.tui.themed_app import ThemedApp
+from pi_tui.tui.widgets import message_blocks, parked_markdown
+from pi_tui.tui.widgets.conversation import ConversationView
+from pi_tui.tui.widgets.message_blocks import AssistantBlock
+from pi_tui.tui.widgets.parked_markdown import ParkedMarkdown, markdown_source
+
+REPLY = "".join(
+    f"## Step {n}\n\nThe module `m{n}.py` reads the cache and **checks** every entry.\n\n"
+    f"- keep the timeout at {n} s\n- retry twice\n\n"
+    f"```python\ndef step_{n}(cache):\n    return cache\n```\n\n"
+    f"Done with step {n}.\n\n"
+    for n in range(1, 25)
+)
+SIZE = (70, 20)
+
+
+def _message(text: str) -> AssistantMessage:
+    return AssistantMessage(
+        content=[TextContent(text=text)], api="t", provider="t", model="t", stop_reason="stop"
+    )
+
+
+class ConversationHost(ThemedApp[None]):
+    def compose(self) -> ComposeResult:
+        yield ConversationView()
+
+
+async def _until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 60) -> None:
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the conversation never got there")
+
+
+def _rows(app: ConversationHost) -> list[list[tuple[str, str]]]:
+    return [[(s.text, str(s.style)) for s in strip] for strip in app.screen._compositor.render_strips()]
+
+
+async def _stream(pilot: Pilot[Any], conversation: ConversationView) -> AssistantBlock:
+    """The reply as the session reports it, in batches of a few deltas as the app's bridge sends them."""
+    await conversation.apply([MessageStartEvent(UserMessage(content="Explain the plan.", timestamp=0))])
+    await conversation.apply([MessageStartEvent(_message(""))])
+    step = StreamEvent("text_delta", _message(""))
+    for end in range(27, len(REPLY) + 27, 27):
+        await conversation.apply([MessageUpdateEvent(_message(REPLY[:end]), step)])
+    await conversation.apply([MessageEndEvent(_message(REPLY))])
+    await pilot.pause()
+    return conversation.query(AssistantBlock).last()
+
+
+def _parked(conversation: ConversationView) -> int:
+    return len(conversation.query(ParkedMarkdown))
+
+
+async def _reference(size: tuple[int, int], scroll_home: bool) -> tuple[int, list[list[tuple[str, str]]]]:
+    """Scroll height and rows of the same streamed reply with parking switched off."""
+    app = ConversationHost()
+    async with app.run_test(size=size) as pilot:
+        conversation = app.query_one(ConversationView)
+        conversation._parking.schedule = lambda: None  # type: ignore[method-assign]
+        await _stream(pilot, conversation)
+        if scroll_home:
+            conversation.scroll_home(animate=False)
+        await pilot.pause(0.2)
+        await pilot.pause()
+        return conversation.virtual_size.height, _rows(app)
+
+
+@pytest.fixture(autouse=True)
+def _small_segments(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(message_blocks, "SEGMENT_BLOCKS", 4)
+
+
+async def test_far_segments_are_parked_without_moving_anything() -> None:
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.query_one(ConversationView)
+        block = await _stream(pilot, conversation)
+        await _until(pilot, lambda: _parked(conversation) >= 3)
+        await pilot.pause()
+        segments = len(block.query(Markdown)) + _parked(conversation)
+        assert len(block.query(Markdown)) < segments / 2
+        assert markdown_source(block) == REPLY
+        height, rows = conversation.virtual_size.height, _rows(app)
+        # Scrolled back to the top, the first segments are rebuilt and draw exactly as before.
+        conversation.scroll_home(animate=False)
+        await _until(pilot, lambda: not block.children or not isinstance(block.children[0], ParkedMarkdown))
+        await pilot.pause()
+        top_rows = _rows(app)
+        assert markdown_source(block) == REPLY
+        await _until(pilot, lambda: isinstance(block.children[-1], ParkedMarkdown))  # now far away
+        assert markdown_source(block) == REPLY
+    assert (height, rows) == await _reference(SIZE, scroll_home=False)
+    assert top_rows == (await _reference(SIZE, scroll_home=True))[1]
+
+
+async def test_a_width_change_rebuilds_parked_segments_at_their_new_height() -> None:
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.query_one(ConversationView)
+        await _stream(pilot, conversation)
+        await _until(pilot, lambda: _parked(conversation) >= 3)
+        widths = {parked.parked_size.width for parked in conversation.query(ParkedMarkdown)}
+        await pilot.resize_terminal(50, SIZE[1])
+        await _until(
+            pilot,
+            lambda: (
+                _parked(conversation) >= 3
+                and all(p.parked_size.width not in widths for p in conversation.query(ParkedMarkdown))
+            ),
+        )
+        await pilot.pause()
+        height = conversation.virtual_size.height
+    assert height == (await _reference((50, SIZE[1]), scroll_home=False))[0]
+
+
+async def test_a_segment_is_parked_only_once_its_size_held_for_two_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(parked_markdown, "TIDY_SECONDS", 60)  # passes run only when the test says
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.query_one(ConversationView)
+        await _stream(pilot, conversation)
+        await pilot.pause()
+        parking = conversation._parking
+        assert await parking.tidy() is True
+        assert _parked(conversation) == 0
+        assert await parking.tidy() is False
+        assert _parked(conversation) >= 3
