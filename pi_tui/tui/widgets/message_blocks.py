@@ -150,15 +150,17 @@ class AssistantBlock(Vertical):
         if self.final is None and pending is not None:
             await (self.finish(pending) if self._pending_final else self.show(pending))
 
-    async def show(self, message: AssistantMessage) -> None:
+    async def show(self, message: AssistantMessage, *, final: bool = False) -> None:
         """Render the reply so far; only the text that is new since the last call is written."""
         if not self._ready:
             # Mounting can lag behind the stream (e.g. under a modal); the latest state is shown on mount.
             self._pending = message
             return
+        last = len(message.content) - 1
         for index, block in enumerate(message.content):
             if isinstance(block, TextContent):
-                await self._write_text(index, block.text)
+                # A text block followed by another block gets no more text: nothing may stay held back.
+                await self._write_text(index, block.text, complete=final or index < last)
             elif isinstance(block, ThinkingContent):
                 self._show_thinking(index, block.thinking)
             elif isinstance(block, ToolCall):
@@ -168,7 +170,7 @@ class AssistantBlock(Vertical):
         if not self._ready:
             self._pending, self._pending_final = message, True
             return
-        await self.show(message)
+        await self.show(message, final=True)
         for markdown, stream in self._markdown.values():
             await stream.stop()
             markdown.add_class("-settled")
@@ -177,7 +179,7 @@ class AssistantBlock(Vertical):
         if error:
             await self.mount(Static(error, classes="reply-error", markup=False))
 
-    async def _write_text(self, index: int, text: str) -> None:
+    async def _write_text(self, index: int, text: str, *, complete: bool) -> None:
         if index not in self._markdown:
             markdown = Markdown()
             await self.mount(markdown)
@@ -188,10 +190,16 @@ class AssistantBlock(Vertical):
         if len(text) <= done:
             return
         markdown, stream = self._markdown[index]
-        if len(markdown.children) > SEGMENT_BLOCKS:
+        if len(markdown.children) > SEGMENT_BLOCKS and not complete:
             cut = safe_cut(text, self._segment_start[index], done)
+            if cut is not None and not cut.ready:
+                # The next paragraph may still become a heading; wait for its second line.
+                if cut.offset > done:
+                    await stream.write(text[done : cut.offset])
+                self._rendered[index] = cut.offset
+                return
             if cut is not None:
-                await stream.write(text[done:cut])
+                await stream.write(text[done : cut.offset])
                 await stream.stop()
                 if markdown.children:
                     # `layout: stream` keeps placements measured before a block's CSS applied; later
@@ -202,7 +210,7 @@ class AssistantBlock(Vertical):
                 await self.mount(markdown, after=self._markdown[index][0])
                 stream = Markdown.get_stream(markdown)
                 self._markdown[index] = (markdown, stream)
-                self._segment_start[index] = done = cut
+                self._segment_start[index] = done = cut.offset
         await stream.write(text[done:])
         self._rendered[index] = len(text)
 
