@@ -14,9 +14,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.theme import Theme
 from textual.widgets import Footer, Header, Static
 
-from pi_tui.config.settings_files import load_settings
+from pi_tui.config.settings_files import load_settings, save_global_settings
 from pi_tui.session.demo import Demo
 from pi_tui.session.listing import SessionSummary, list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
@@ -87,6 +88,8 @@ class PiTuiApp(ThemedApp[int]):
         # Applied before the first paint, so the app never flashes another theme.
         settings = runtime.services.resources.settings if runtime is not None else load_settings(cwd).settings
         self._theme_warning = self.apply_theme_setting(settings.theme)
+        self._saved_theme = self.theme
+        """The theme the settings file names (or the default): a switch to another one is saved."""
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -99,10 +102,14 @@ class PiTuiApp(ThemedApp[int]):
     def on_mount(self) -> None:
         if self._tune_gc:
             tune_gc()
+        # Any switch is remembered, whether from /settings or Textual's own "Change theme" palette entry.
+        self.theme_changed_signal.subscribe(self, self._theme_switched)
         self.sub_title = str(self.cwd)
         for problem in [*self.theme_problems, self._theme_warning]:
             if problem is not None:
                 self.notify(str(problem), severity="warning", timeout=10)
+        for note in self.theme_notes:
+            self.notify(note, timeout=10)
         self.query_one(SessionPreview).show_hint("Select a session to preview it.")
         self.load_sessions()
         if self.runtime is not None:
@@ -115,6 +122,16 @@ class PiTuiApp(ThemedApp[int]):
             self.push_screen(chat, callback=lambda _: self.exit())
             for warning in self.startup_warnings:
                 self.notify(warning, severity="warning", timeout=8)
+
+    def _theme_switched(self, theme: Theme) -> None:
+        if theme.name != self._saved_theme:
+            self._saved_theme = theme.name
+            self._save_theme(theme.name)
+
+    @work(thread=True, group="save-theme", exit_on_error=False)
+    def _save_theme(self, name: str) -> None:
+        for problem in save_global_settings({"theme": name}):
+            self.call_from_thread(self.notify, str(problem), severity="warning")
 
     def action_demo(self) -> None:
         """Offered on the start page: watch a scripted model work, offline, with every pane live."""

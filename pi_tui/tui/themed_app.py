@@ -33,9 +33,16 @@ class ThemedApp(App[ReturnType]):
         """User theme files that were skipped; the app reports them once it is running."""
         for theme in builtin_themes():
             self.register_theme(theme)
+        self.theme_notes: list[str] = []
+        """User themes that replace a built-in one of the same name (allowed, but worth a word)."""
         if user_themes is not None:
             themes, self.theme_problems = load_user_themes(user_themes)
+            built_in = set(self.available_themes)
             for theme in themes:
+                if theme.name in built_in:
+                    self.theme_notes.append(
+                        f"Your theme {theme.name!r} in {user_themes} replaces the built-in one of that name."
+                    )
                 self.register_theme(theme)
         self.theme = DEFAULT_THEME
 

@@ -223,6 +223,18 @@ async def test_user_themes_and_the_setting_apply_at_startup(tmp_path: Path) -> N
         assert app.screen.query_one("#session-browser").display
 
 
+async def test_a_user_theme_may_replace_a_built_in_one_and_says_so(tmp_path: Path) -> None:
+    write(user_themes_dir(), "mine.toml", GOOD.replace('name = "harbour"', 'name = "pi-dark"'))
+    app = start_page(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.theme == "pi-dark"
+        assert app.current_theme.primary == "#3366CC"
+        assert [m for m in notifications(app) if "replaces the built-in" in m] == [
+            f"Your theme 'pi-dark' in {user_themes_dir()} replaces the built-in one of that name."
+        ]
+
+
 async def test_an_unknown_theme_setting_falls_back_with_a_warning(tmp_path: Path) -> None:
     settings_path().parent.mkdir(parents=True, exist_ok=True)
     settings_path().write_text(json.dumps({"theme": "solarized-nope"}))
@@ -231,6 +243,19 @@ async def test_an_unknown_theme_setting_falls_back_with_a_warning(tmp_path: Path
         await settle(pilot)
         assert app.theme == DEFAULT_THEME
         assert any("solarized-nope" in message for message in notifications(app))
+
+
+async def test_a_theme_picked_anywhere_is_saved_and_startup_writes_nothing(tmp_path: Path) -> None:
+    settings_path().parent.mkdir(parents=True, exist_ok=True)
+    settings_path().write_text(json.dumps({"theme": "pi-light", "defaultProvider": "openai"}))
+    app = start_page(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.theme == "pi-light"
+        assert settings_path().read_text() == json.dumps({"theme": "pi-light", "defaultProvider": "openai"})
+        app.theme = "nord"  # what Textual's "Change theme" palette entry does
+        await settle(pilot)
+    assert json.loads(settings_path().read_text()) == {"theme": "nord", "defaultProvider": "openai"}
 
 
 class BarHost(ThemedApp[None]):

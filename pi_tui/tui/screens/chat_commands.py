@@ -16,7 +16,6 @@ from textual.screen import Screen
 
 from pi_tui.ai.messages import THINKING_LEVELS
 from pi_tui.config.models import load_registry, resolve_model
-from pi_tui.config.settings_files import save_global_settings
 from pi_tui.context.compaction.preview import CompactionPreview
 from pi_tui.session.compaction_ops import preview_for_store
 from pi_tui.session.listing import list_sources
@@ -239,10 +238,8 @@ class ChatCommands(Screen[None]):
             return
         key, _, value = choice.partition(":")
         if key == "theme" and value in self.app.available_themes:
-            self.app.theme = value  # live: Textual restyles every widget from the new theme's variables
-            problems = await asyncio.to_thread(save_global_settings, {"theme": value})
-            for problem in problems:
-                self.notify(str(problem), severity="warning")
+            # Live: Textual restyles every widget from the new theme's variables; the app saves it.
+            self.app.theme = value
         elif key == "thinking":
             for level in THINKING_LEVELS:
                 if level == value:
