@@ -16,7 +16,7 @@ from pi_tui.modes.run_options import RunOptions
 from pi_tui.session.services import SessionChoice
 
 SUBCOMMAND_HELP = {
-    "sessions": "list sessions of this directory (--all: every directory, pi's too)",
+    "sessions": "list sessions of this directory (--all: every directory, pi's too; --rename, --delete)",
     "context": "what the model sees at a session's leaf: budget, segments, drift, forecast",
     "compactions": "a session's compactions on every branch (--show ID: summary, diff, loss audit)",
     "compact": "compact a session now (--preview: show the cut without calling the model)",

@@ -14,13 +14,14 @@ from pi_tui.config.paths import cwd_folder_name
 from pi_tui.session.store import SessionStore
 
 
-def run_sessions(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_sessions(*args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ) if path is None else {**os.environ, "PATH": path}
     return subprocess.run(
         [sys.executable, "-m", "pi_tui", "sessions", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=dict(os.environ),
+        env=env,
         timeout=60,
     )
 
@@ -85,3 +86,38 @@ def test_table_output_and_empty_message(tmp_path: Path, pi_fixtures: Path) -> No
     table = run_sessions("--all", cwd=tmp_path).stdout.splitlines()
     assert len(table) == 4
     assert any("API cache design" in line and "[pi]" in line for line in table)
+
+
+def test_rename_by_id_prefix_then_the_listing_shows_the_name(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    store = write_our_session(project, "How do I parse JSON?")
+
+    renamed = run_sessions("--rename", store.session_id[:8], "JSON parsing", cwd=project)
+
+    assert renamed.returncode == 0, renamed.stderr
+    assert "'JSON parsing'" in renamed.stdout
+    [row] = json.loads(run_sessions("--json", cwd=project).stdout)
+    assert row["name"] == "JSON parsing"
+    refused = run_sessions("--rename", store.session_id[:8], "  ", cwd=project)
+    assert refused.returncode == 1 and "cannot be empty" in refused.stderr
+
+
+def test_delete_asks_first_and_with_yes_removes_the_session(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    store = write_our_session(project, "Scratch work")
+    assert store.path is not None
+
+    refused = run_sessions("--delete", store.session_id, cwd=project)  # stdin is not a terminal here
+    assert refused.returncode == 1 and "--yes" in refused.stderr
+    assert store.path.exists()
+
+    no_trash = str(tmp_path / "no-trash-here")  # a `trash` on this machine must not get test files
+    deleted = run_sessions("--delete", store.session_id, "--yes", cwd=project, path=no_trash)
+    assert deleted.returncode == 0, deleted.stderr
+    assert deleted.stdout.startswith("Session deleted") and str(store.path) in deleted.stdout
+    assert not store.path.exists()
+    assert json.loads(run_sessions("--json", cwd=project).stdout) == []
+    missing = run_sessions("--delete", store.session_id, "--yes", cwd=project)
+    assert missing.returncode == 1 and "no session id starts with" in missing.stderr

@@ -10,8 +10,11 @@ import pytest
 from textual.widgets import Input
 
 from pi_tui.config.paths import cwd_folder_name
+from pi_tui.session.listing import list_sources
 from pi_tui.tui.screens.chat import ChatScreen
+from pi_tui.tui.screens.dialogs import ChoiceDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker
+from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow, arrange
 
 from .chat_fixtures import make_chat_app
@@ -194,3 +197,63 @@ async def test_start_page_sorts_with_s_and_searches_after_a_slash(
 
         await pilot.press("slash", "escape")  # Esc clears the search
         assert browser.row_count == 4 and browser.query_text == ""
+
+
+class PickerHost(ThemedApp[None]):
+    """The picker alone over an empty screen, as `/resume` shows it while `current` is open."""
+
+    def __init__(self, cwd: str, current: Path) -> None:
+        super().__init__()
+        self.picker = SessionPicker(cwd, list_sources, current=current)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.picker)
+
+
+async def test_picker_filters_named_renames_and_deletes_like_pis(
+    homes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(homes / "no-trash-here"))  # deleted for good, never to a real trash
+    project = str(homes / "project")
+    folder = homes / "pi-tui-home" / "sessions" / cwd_folder_name(project)
+    app = PickerHost(project, current=folder / "aaaa1111.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        picker = app.picker
+        browser = picker.query_one(SessionBrowser)
+        assert titles(browser) == ["parser", "add caching"]
+
+        await pilot.press("ctrl+n")
+        assert titles(browser) == ["parser"] and "named only" in str(browser.border_subtitle)
+        assert "named sessions, this directory (1)" in str(picker.query_one("#picker-title").render())
+        await pilot.press("ctrl+n")
+        assert titles(browser) == ["parser", "add caching"]
+
+        await pilot.press("down", "ctrl+r")
+        await settle(pilot)
+        assert isinstance(app.screen, TextDialog)
+        await pilot.press(*"caching work", "enter")
+        await settle(pilot)
+        assert app.screen is picker and titles(browser) == ["parser", "caching work"]
+        info = json.loads((folder / "bbbb2222.jsonl").read_text().splitlines()[-1])
+        assert (info["type"], info["name"]) == ("session_info", "caching work")
+
+        await pilot.press("up", "ctrl+d")  # the open session
+        await settle(pilot)
+        assert app.screen is picker and (folder / "aaaa1111.jsonl").exists()
+        assert any("cannot be deleted" in n.message for n in app._notifications)
+
+        await pilot.press("down", "ctrl+d")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceDialog)
+        await pilot.press("escape")  # changed its mind
+        await settle(pilot)
+        assert (folder / "bbbb2222.jsonl").exists()
+
+        await pilot.press("ctrl+d")
+        await settle(pilot)
+        await pilot.press("enter")  # "Delete it" is first, as Enter confirms in pi
+        await settle(pilot)
+        assert not (folder / "bbbb2222.jsonl").exists()
+        assert app.screen is picker and titles(browser) == ["parser"]
+        assert any(n.message == "Session deleted" for n in app._notifications)

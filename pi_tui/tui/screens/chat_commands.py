@@ -111,7 +111,7 @@ class ChatCommands(Screen[None]):
 
     async def action_resume(self, args: str = "") -> None:
         """The session picker: this directory's sessions (pi's too); Tab lists every directory."""
-        picker = SessionPicker(str(self.session.resources.cwd), list_sources)
+        picker = SessionPicker(str(self.session.resources.cwd), list_sources, current=self.session.store.path)
         self.app.push_screen(picker, callback=self._later(self._resume_chosen))
 
     async def _resume_chosen(self, path: str | None) -> None:

@@ -36,6 +36,7 @@ class SessionRow:
     session_id: str = ""
     cwd: str = ""
     first_message: str = ""
+    named: bool = False
 
     @classmethod
     def from_summary(cls, summary: SessionSummary) -> SessionRow:
@@ -49,6 +50,7 @@ class SessionRow:
             session_id=summary.id,
             cwd=summary.cwd,
             first_message=summary.first_message,
+            named=bool(summary.name and summary.name.strip()),
         )
 
     def matches(self, query: str) -> bool:
@@ -57,9 +59,11 @@ class SessionRow:
         return all(word in haystack for word in query.lower().split())
 
 
-def arrange(rows: Sequence[SessionRow], sort: SortMode, query: str = "") -> list[SessionRow]:
-    """The rows matching `query`, newest (or largest, or A to Z by name) first."""
-    shown = [row for row in rows if row.matches(query)]
+def arrange(
+    rows: Sequence[SessionRow], sort: SortMode, query: str = "", *, named_only: bool = False
+) -> list[SessionRow]:
+    """The rows matching `query` (named ones only, if asked), newest (or largest, or A to Z by name) first."""
+    shown = [row for row in rows if row.matches(query) and (row.named or not named_only)]
     if sort == "created":
         shown.sort(key=lambda row: row.created or row.modified, reverse=True)
     elif sort == "name":
@@ -90,6 +94,7 @@ class SessionBrowser(DataTable[str]):
         self.typing = False
         """`/` was pressed: printable keys go into the search until Enter or Esc."""
         self.search_keys = search_keys
+        self.named_only = False
         self._rows: list[SessionRow] = []
         self._here: str | None = None
 
@@ -99,7 +104,7 @@ class SessionBrowser(DataTable[str]):
 
     @property
     def shown(self) -> list[SessionRow]:
-        return arrange(self._rows, self.sort_mode, self.query_text)
+        return arrange(self._rows, self.sort_mode, self.query_text, named_only=self.named_only)
 
     def show(self, rows: Sequence[SessionRow], *, here: str | None = None) -> None:
         """Replace the rows; those of another directory than `here` (when given) name their directory."""
@@ -109,6 +114,15 @@ class SessionBrowser(DataTable[str]):
     def search(self, query: str) -> None:
         self.query_text = query
         self._refill()
+
+    def toggle_named_only(self) -> None:
+        self.named_only = not self.named_only
+        self._refill()
+
+    @property
+    def highlighted_row(self) -> SessionRow | None:
+        key = self._cursor_key()
+        return next((row for row in self._rows if row.key == key), None)
 
     def action_cycle_sort(self) -> None:
         self.sort_mode = SORT_MODES[(SORT_MODES.index(self.sort_mode) + 1) % len(SORT_MODES)]
@@ -163,8 +177,10 @@ class SessionBrowser(DataTable[str]):
 
     def _show_state(self) -> None:
         parts = [f"sort: {self.sort_mode}"]
+        if self.named_only:
+            parts.append("named only")
         if self.typing or self.query_text:
             parts.append(f"search: {self.query_text}" + ("▏" if self.typing else ""))
-        if self.query_text:
+        if self.query_text or self.named_only:
             parts.append(f"{self.row_count} of {len(self._rows)}")
         self.border_subtitle = " · ".join(parts)
