@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 
 from pi_tui.context.resources import Resources
 from pi_tui.context.skills import SKILL_COMMAND_PREFIX
-from pi_tui.tui.file_candidates import FileIndex
+from pi_tui.tui.file_candidates import FileIndex, list_outside, names_outside
 from pi_tui.tui.slash_commands import SLASH_COMMANDS
 
 TokenKind = Literal["slash", "file"]
@@ -101,14 +101,18 @@ class ResourceCompleter:
 
     def files(self, query: str, should_stop: Callable[[], bool]) -> list[CompletionItem]:
         root = Path(self._resources().cwd).resolve()
-        index = self._index
-        if index is None or index.root != root:
-            index = self._index = FileIndex(root)
+        if names_outside(query):
+            candidates = list_outside(root, query)
+        else:
+            index = self._index
+            if index is None or index.root != root:
+                index = self._index = FileIndex(root)
+            candidates = index.find(query, should_stop=should_stop)
         return [
             CompletionItem(
                 path_text(candidate.path),
                 "folder" if candidate.is_dir else "",
                 keep_open=candidate.is_dir and not any(char.isspace() for char in candidate.path),
             )
-            for candidate in index.find(query, should_stop=should_stop)
+            for candidate in candidates
         ]

@@ -187,3 +187,49 @@ class FileIndex:
                 return []
             listing = self._listing = (first, now, entries)
         return rank(query, listing[2], limit)
+
+
+OUTSIDE_PREFIXES = ("/", "~", "../")
+
+
+def names_outside(query: str) -> bool:
+    """`@/abs/path`, `@~/notes` and `@../sibling` name places outside the project: they are listed one
+    folder at a time, never walked."""
+    return query.startswith(OUTSIDE_PREFIXES) or query == ".."
+
+
+def list_outside(
+    cwd: Path, query: str, *, limit: int = MAX_RESULTS, budget: int = WALK_BUDGET
+) -> list[FileCandidate]:
+    """Entries of the folder `query` names (absolute, `~`-relative or `../`-relative to `cwd`) whose
+    names match its last part, as the user typed the folder (`~` kept). Hidden entries only when the
+    last part starts with a dot. Best match first, then folders, then by name."""
+    if query in ("~", ".."):
+        query += "/"
+    folder_text, _, name = query.rpartition("/")
+    typed_folder = folder_text + "/"
+    folder = Path(typed_folder).expanduser()
+    if not folder.is_absolute():
+        folder = cwd / folder
+    try:
+        with os.scandir(folder) as iterator:
+            entries = list(islice(iterator, budget))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if entry.name.startswith(".") and not name.startswith("."):
+            continue
+        try:
+            is_dir = entry.is_dir()  # a link to a folder is a folder to open here
+        except OSError:
+            continue
+        found.append(FileCandidate(typed_folder + entry.name + ("/" if is_dir else ""), is_dir))
+    # A listing reads best as one: best match first, then folders before files, then by name.
+    scored = [
+        ((position, not candidate.is_dir, candidate.path.casefold()), candidate)
+        for candidate in found
+        if candidate.path != query and (position := match_rank(query, candidate.path)) is not None
+    ]
+    scored.sort(key=lambda pair: pair[0])
+    return [candidate for _, candidate in scored[:limit]]

@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
-from pi_tui.tui.file_candidates import FileCandidate, FileIndex, find_files, match_rank, rank
+import pytest
+
+from pi_tui.tui.completion_tokens import ResourceCompleter
+from pi_tui.tui.file_candidates import (
+    FileCandidate,
+    FileIndex,
+    find_files,
+    list_outside,
+    match_rank,
+    names_outside,
+    rank,
+)
 
 
 def make_tree(root: Path, files: list[str]) -> Path:
@@ -93,3 +105,37 @@ def test_the_index_reuses_a_walk_while_fresh_and_never_keeps_a_cancelled_one(tmp
     now[0] = 11.0
     assert paths(index.find("py")) == ["b.py", "c.py", "src/a.py"]  # stale: walked again
     assert paths(index.find("src/")) == ["src/a.py"]  # another named folder: its own walk
+
+
+def test_absolute_home_and_parent_paths_list_one_folder_as_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_tree(tmp_path / "home", ["notes/todo.md", "notes/ideas.md", ".secrets", "Notebook.txt"])
+    make_tree(tmp_path / "work", ["project/src/app.py", "sibling/readme.md"])
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    project = tmp_path / "work" / "project"
+    assert names_outside("~/no") and names_outside("/etc") and names_outside("../s")
+    assert not names_outside("src/app") and not names_outside(".hidden")
+
+    assert paths(list_outside(project, "~/no")) == ["~/notes/", "~/Notebook.txt"]
+    assert paths(list_outside(project, "~")) == ["~/notes/", "~/Notebook.txt"]
+    assert paths(list_outside(project, "~/.s")) == ["~/.secrets"]  # hidden only when asked for
+    assert paths(list_outside(project, "~/notes/")) == ["~/notes/ideas.md", "~/notes/todo.md"]
+    home = str(tmp_path / "home")
+    assert paths(list_outside(project, f"{home}/notes/to")) == [f"{home}/notes/todo.md"]
+    assert paths(list_outside(project, "../s")) == ["../sibling/"]
+    assert list_outside(project, "/no/such/folder/x") == []
+
+
+def test_the_completer_offers_outside_paths_with_folders_kept_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_tree(tmp_path / "home", ["notes/todo.md", "my notes.md"])
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    resources = SimpleNamespace(cwd=str(tmp_path))
+    completer = ResourceCompleter(lambda: resources)  # type: ignore[arg-type, return-value]
+    items = completer.files("~/", lambda: False)
+    assert [(item.value, item.keep_open) for item in items] == [
+        ("@~/notes/", True),
+        ('@"~/my notes.md"', False),
+    ]
