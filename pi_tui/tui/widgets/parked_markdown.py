@@ -86,7 +86,9 @@ class MarkdownParking:
         for block in list(self._container.children):
             for child in list(block.children):
                 if isinstance(child, ParkedMarkdown):
-                    if child.outer_size.width != child.parked_size.width or child.region.overlaps(near):
+                    width = child.outer_size.width  # 0 until its first layout
+                    resized = width and width != child.parked_size.width
+                    if resized or child.region.overlaps(near):
                         await self._rebuild(block, child)
                 elif isinstance(child, Markdown) and child.has_class("-settled"):
                     region = child.region
