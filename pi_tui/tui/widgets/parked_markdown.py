@@ -75,8 +75,8 @@ class MarkdownParking:
             self.schedule()
 
     async def tidy(self) -> bool:
-        """Park settled Markdown far from the viewport, rebuild parked Markdown near it; True when some
-        Markdown is waiting for a second look before it may be parked."""
+        """Park settled Markdown far from the viewport, rebuild parked Markdown near it; True when another
+        pass is due (Markdown waiting for a second look before it may be parked, or just rebuilt)."""
         viewport = self._container.scrollable_content_region
         if not viewport:
             return False
@@ -90,6 +90,7 @@ class MarkdownParking:
                     resized = width and width != child.parked_size.width
                     if resized or child.region.overlaps(near):
                         await self._rebuild(block, child)
+                        pending = True  # far ones rebuilt after a resize are parked again later
                 elif isinstance(child, Markdown) and child.has_class("-settled"):
                     region = child.region
                     if not region or region.overlaps(near):
