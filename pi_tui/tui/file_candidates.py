@@ -118,16 +118,21 @@ def match_rank(query: str, path: str) -> int | None:
     return 4 if _is_subsequence(needle, hay) else None
 
 
+def _matches(query: str, candidates: list[FileCandidate]) -> list[tuple[int, FileCandidate]]:
+    """(match rank, candidate) of those matching `query`; the folder just accepted lists its contents."""
+    return [
+        (position, candidate)
+        for candidate in candidates
+        if candidate.path != query and (position := match_rank(query, candidate.path)) is not None
+    ]
+
+
 def rank(query: str, candidates: list[FileCandidate], limit: int = MAX_RESULTS) -> list[FileCandidate]:
     """The best `limit` matches: by rank, then shallow before deep, then shorter, then by name."""
-    scored = []
-    for candidate in candidates:
-        if candidate.path == query:
-            continue  # the folder just accepted: list what is in it
-        position = match_rank(query, candidate.path)
-        if position is not None:
-            depth = candidate.path.rstrip("/").count("/")
-            scored.append(((position, depth, len(candidate.path), candidate.path), candidate))
+    scored = [
+        ((position, candidate.path.rstrip("/").count("/"), len(candidate.path), candidate.path), candidate)
+        for position, candidate in _matches(query, candidates)
+    ]
     scored.sort(key=lambda pair: pair[0])
     return [candidate for _, candidate in scored[:limit]]
 
@@ -228,8 +233,7 @@ def list_outside(
     # A listing reads best as one: best match first, then folders before files, then by name.
     scored = [
         ((position, not candidate.is_dir, candidate.path.casefold()), candidate)
-        for candidate in found
-        if candidate.path != query and (position := match_rank(query, candidate.path)) is not None
+        for position, candidate in _matches(query, found)
     ]
     scored.sort(key=lambda pair: pair[0])
     return [candidate for _, candidate in scored[:limit]]

@@ -115,9 +115,9 @@ class SessionPicker(ModalScreen[str | None]):
 
     @on(Input.Submitted, "#picker-search")
     def _open_highlighted(self) -> None:
-        browser = self.browser
-        if browser.row_count:
-            self.dismiss(browser.coordinate_to_cell_key(browser.cursor_coordinate).row_key.value)
+        row = self.browser.highlighted_row
+        if row is not None:
+            self.dismiss(row.key)
 
     @on(DataTable.RowSelected)
     def _open_selected(self, event: DataTable.RowSelected) -> None:
