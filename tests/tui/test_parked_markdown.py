@@ -111,6 +111,23 @@ async def test_far_segments_are_parked_without_moving_anything() -> None:
     assert top_rows == (await _reference(SIZE, scroll_home=True))[1]
 
 
+async def test_a_pass_between_a_scroll_and_its_repaint_rebuilds_what_scrolled_near() -> None:
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.query_one(ConversationView)
+        block = await _stream(pilot, conversation)
+        await _until(pilot, lambda: _parked(conversation) >= 3)
+        await pilot.pause()
+        assert isinstance(block.children[0], ParkedMarkdown)
+        # Screen regions still hold the old offset here: a busy machine can fire the timer this early.
+        conversation.scroll_home(animate=False, immediate=True)
+        async with conversation._rendering:
+            pending = await conversation._parking.tidy()
+        assert not isinstance(block.children[0], ParkedMarkdown)
+        assert pending
+        assert markdown_source(block) == REPLY
+
+
 async def test_a_width_change_rebuilds_parked_segments_at_their_new_height() -> None:
     app = ConversationHost()
     async with app.run_test(size=SIZE) as pilot:

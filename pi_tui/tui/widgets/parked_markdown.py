@@ -52,6 +52,14 @@ def markdown_source(block: Widget) -> str:
     return "".join(child.source for child in block.children if isinstance(child, Markdown | ParkedMarkdown))
 
 
+def _placed(child: Widget, block_top: int) -> Region:
+    """Where `child` sits in the scroll container's content, whatever the scroll offset."""
+    region = child.virtual_region
+    if not region:
+        return region
+    return Region(0, block_top + region.y, region.width, region.height)
+
+
 class MarkdownParking:
     """Parks and rebuilds the settled Markdown in the blocks of one scroll container."""
 
@@ -80,19 +88,24 @@ class MarkdownParking:
         viewport = self._container.scrollable_content_region
         if not viewport:
             return False
+        # Measured in the container's unscrolled coordinates against the scroll offset as it is now:
+        # screen regions still hold the previous offset until the next refresh, so a pass that ran
+        # between a scroll and its repaint would rebuild nothing and schedule nothing.
         margin = viewport.height * MARGIN_SCREENS
-        near = Region(viewport.x, viewport.y - margin, viewport.width, viewport.height + 2 * margin)
+        top = self._container.scroll_offset.y - margin
+        near = Region(0, top, viewport.width, viewport.height + 2 * margin)
         pending = False
         for block in list(self._container.children):
+            block_top = block.virtual_region.y + block.styles.gutter.top
             for child in list(block.children):
                 if isinstance(child, ParkedMarkdown):
                     width = child.outer_size.width  # 0 until its first layout
                     resized = width and width != child.parked_size.width
-                    if resized or child.region.overlaps(near):
+                    if resized or _placed(child, block_top).overlaps(near):
                         await self._rebuild(block, child)
                         pending = True  # far ones rebuilt after a resize are parked again later
                 elif isinstance(child, Markdown) and child.has_class("-settled"):
-                    region = child.region
+                    region = _placed(child, block_top)
                     if not region or region.overlaps(near):
                         self._sizes.pop(child, None)
                     elif self._sizes.get(child) == region.size:
