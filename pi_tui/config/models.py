@@ -31,6 +31,8 @@ OPENAI_API_KEY_ENV = "OPENAI_API_KEY"
 OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
+NO_MODEL_MESSAGE = "no model configured: pass --model or add one to models.json"
+
 
 def mask_key(key: str | None) -> str:
     """A key as it may appear on screen: its last four characters at most."""
@@ -265,8 +267,7 @@ def resolve_model(
         source = "zero-config"
         diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
     else:
-        message = "no model configured: pass --model or add one to models.json"
-        diagnostics.append(ModelsDiagnostic("error", message))
+        diagnostics.append(ModelsDiagnostic("error", NO_MODEL_MESSAGE))
         return ModelResolution(None, None, "none", diagnostics)
     if base_url:
         model.base_url = base_url

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pi_tui.ai.messages import ThinkingLevel
+from pi_tui.config.models import NO_MODEL_MESSAGE
 from pi_tui.config.paths import pi_sessions_root, sessions_root
-from pi_tui.config.setup_status import describe_model_setup
-from pi_tui.session.factory import ModelChoice, create_runtime
+from pi_tui.config.setup_status import SetupStatus, describe_model_setup
+from pi_tui.session.factory import ModelChoice, RuntimeSetup, create_runtime
 from pi_tui.session.services import SessionChoice
 
 
@@ -38,9 +39,7 @@ def run_interactive(
         cwd_override=cwd_override,
         approve=approve,
     )
-    notice = describe_model_setup(os.environ).text
-    if setup.runtime is None and setup.problems:
-        notice = "\n".join([notice, *setup.problems])
+    notice = setup_notice(describe_model_setup(os.environ), setup)
     app = PiTuiApp(
         cwd=Path(cwd),
         session_root=sessions_root(choice.session_dir),
@@ -54,6 +53,16 @@ def run_interactive(
     )
     app.run()
     return app.return_code or 0
+
+
+def setup_notice(status: SetupStatus, setup: RuntimeSetup) -> str:
+    """The start page's notice: how to set a model up, then what stopped the chat from opening."""
+    if setup.runtime is not None:
+        return status.text
+    problems = setup.problems
+    if not status.configured:  # the setup help already says it, in more words
+        problems = [problem for problem in problems if NO_MODEL_MESSAGE not in problem]
+    return "\n".join([status.text, *problems])
 
 
 def run_demo() -> int:

@@ -13,7 +13,10 @@ say why:
 - `model_switch`: another model; nothing is cached across models.
 
 A request compares with the previous record of the same kind (turn with turn, summary with summary), so
-a summarisation call never blames the next turn.
+a summarisation call never blames the next turn. Between summarisation calls only the instructions can
+repeat: each sends a conversation no earlier call sent (the two halves of a split turn are separate
+calls), so their messages differing is how they are built, not drift; their instructions and model changing
+still is.
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ def compare_records(
     offset = common - len(current.system)
     if offset < max(len(previous.tools), len(current.tools)):
         return event("tool_schema", _key(current.tools.keys, previous.tools.keys, offset), common, common)
+    if current.kind == "summary":
+        return event("none", None, None, common)
     position = common - current.prefix_length
     kind, segment = _message_drift(previous.messages.keys, current.messages.keys, position, on_branch)
     return event(kind, segment, common, common)

@@ -102,3 +102,20 @@ def test_events_compare_with_the_previous_record_of_the_same_kind() -> None:
     second = record([*base(), ("a2", A2)], time_ms=3)
     events = drift_events([first, summary_call, second])
     assert [(index, event.kind, event.previous_time) for index, event in events] == [(2, "none", 1)]
+
+
+def test_summary_calls_blame_only_their_instructions_never_the_conversation_they_summarise() -> None:
+    history = record([("u1", U1)], system=prompt("Summarise."), tools=(), kind="summary", time_ms=1)
+    turn_prefix = record(
+        [(None, user("the turn so far"))], system=prompt("Summarise."), tools=(), kind="summary"
+    )
+    event = compare_records(history, turn_prefix)
+    assert event.kind == "none" and event.reprocessed_tokens == 0
+    assert event.cacheable_tokens == sum(turn_prefix.token_columns()[: len(turn_prefix.system)])
+    assert event.uncached_tokens == turn_prefix.total_tokens() - event.cacheable_tokens
+    reworded = record([("u1", U1)], system=prompt("Summarise tersely."), tools=(), kind="summary")
+    assert compare_records(history, reworded).kind == "system_prompt"
+    other_model = record(
+        [("u1", U1)], system=prompt("Summarise."), tools=(), kind="summary", model=OTHER_MODEL
+    )
+    assert compare_records(history, other_model).kind == "model_switch"
