@@ -27,6 +27,7 @@ from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.theming import user_themes_dir
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
 from pi_tui.tui.widgets.session_preview import SessionPreview, SessionPreviewData
+from pi_tui.tui.worker_results import deliver
 
 GC_THRESHOLDS = (5_000, 10, 1_000)
 """Young collections every 5,000 allocations (Python's default is 700): a streaming frame makes thousands
@@ -131,7 +132,7 @@ class PiTuiApp(ThemedApp[int]):
     @work(thread=True, group="save-theme", exit_on_error=False)
     def _save_theme(self, name: str) -> None:
         for problem in save_global_settings({"theme": name}):
-            self.call_from_thread(self.notify, str(problem), severity="warning")
+            deliver(self, self.notify, str(problem), severity="warning")
 
     def action_demo(self) -> None:
         """Offered on the start page: watch a scripted model work, offline, with every pane live."""
@@ -144,7 +145,7 @@ class PiTuiApp(ThemedApp[int]):
         from pi_tui.session.demo import create_demo
 
         demo = create_demo(Path(tempfile.mkdtemp(prefix="pi-tui-demo-")))
-        self.call_from_thread(self._show_demo, demo)
+        deliver(self, self._show_demo, demo)
 
     def _show_demo(self, demo: Demo) -> None:
         self.runtime = demo.runtime
@@ -161,7 +162,7 @@ class PiTuiApp(ThemedApp[int]):
     def load_sessions(self) -> None:
         cwd = None if self.show_all else str(self.cwd)
         summaries = list_sources(cwd, root=self.session_root, pi_root=self.pi_session_root)
-        self.call_from_thread(self._show_sessions, summaries)
+        deliver(self, self._show_sessions, summaries)
 
     def _show_sessions(self, summaries: list[SessionSummary]) -> None:
         self._summaries = {str(summary.path): summary for summary in summaries}
@@ -184,7 +185,7 @@ class PiTuiApp(ThemedApp[int]):
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def load_preview(self, summary: SessionSummary) -> None:
         data = build_preview(summary.path, summary.source)
-        self.call_from_thread(self._show_preview, data)
+        deliver(self, self._show_preview, data)
 
     def _show_preview(self, data: SessionPreviewData) -> None:
         self.query_one(SessionPreview).show(data)

@@ -19,7 +19,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.worker import get_current_worker
 
 from pi_tui.config.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
@@ -41,6 +40,7 @@ from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.status_footer import FooterData, StatusFooter
+from pi_tui.tui.worker_results import deliver
 
 FOOTER_REFRESH_EVENTS = frozenset(
     {
@@ -198,7 +198,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
     @work(thread=True, exit_on_error=False, group="git")
     def _load_git_branch(self) -> None:
         branch = git_branch(self.session.resources.cwd)
-        self.app.call_from_thread(self._set_git_branch, branch)
+        deliver(self, self._set_git_branch, branch)
 
     def _set_git_branch(self, branch: str | None) -> None:
         self._git_branch = branch
@@ -256,8 +256,8 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         with self._ledger_lock:
             self._ledger.reset(path_items(session.store.get_branch()))
             usage = self._ledger.context_usage(model.context_window if model else 0)
-        if session is self.session and not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_context_tokens, usage.tokens if usage is not None else None)
+        if session is self.session:
+            deliver(self, self._show_context_tokens, usage.tokens if usage is not None else None)
 
     def _show_context_tokens(self, tokens: int | None) -> None:
         if tokens != self._context_tokens:

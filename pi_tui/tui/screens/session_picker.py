@@ -23,6 +23,7 @@ from pi_tui.session.session_files import delete_session_file, rename_session_fil
 from pi_tui.session.store import SessionError
 from pi_tui.tui.screens.dialogs import ChoiceDialog, TextDialog
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
+from pi_tui.tui.worker_results import deliver
 
 Lister = Callable[[str | None], list[SessionSummary]]
 """Sessions of one working directory, or of all of them for None (blocking)."""
@@ -91,7 +92,7 @@ class SessionPicker(ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="picker", exit_on_error=False)
     def _list(self) -> None:
         summaries = self.lister(None if self.show_all else self.cwd)
-        self.app.call_from_thread(self._show, summaries)
+        deliver(self, self._show, summaries)
 
     def _show(self, summaries: list[SessionSummary]) -> None:
         self.browser.show([SessionRow.from_summary(row) for row in summaries], here=self.cwd)

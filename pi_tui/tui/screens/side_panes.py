@@ -15,7 +15,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from pi_tui.agent.events import (
     AgentEvent,
@@ -38,6 +37,7 @@ from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import ToolCallBlock
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
+from pi_tui.tui.worker_results import deliver
 
 if TYPE_CHECKING:
     from pi_tui.session.agent_session import AgentSession
@@ -113,8 +113,7 @@ class SidePanes(Screen[None]):
         # (A description is given: by default Textual would repr the thousands of messages for it.)
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         log = ToolCallLog.from_messages(messages)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._install_tool_log, log, messages)
+        deliver(self, self._install_tool_log, log, messages)
 
     def _install_tool_log(self, log: ToolCallLog, messages: list[AgentMessage]) -> None:
         if messages is not self._tool_log_messages:  # built by a worker a newer reload replaced
@@ -142,7 +141,7 @@ class SidePanes(Screen[None]):
             model=session.model,
             zones=ledger_zones(cache.ledger),
         )
-        self.app.call_from_thread(self.query_one(ContextInspector).show, data, texts)
+        deliver(self, lambda: self.query_one(ContextInspector).show(data, texts))
 
     # --- tool-output viewer ----------------------------------------------------------------------------
 
@@ -160,7 +159,7 @@ class SidePanes(Screen[None]):
         rows = timeline_rows(store)
         chosen = selected or (rows[-1].compaction_id if rows else None)
         detail = detail_for(store, chosen, self.session.resources.settings.compaction) if chosen else None
-        self.app.call_from_thread(self._show_timeline, rows, detail, chosen)
+        deliver(self, self._show_timeline, rows, detail, chosen)
 
     def _show_timeline(self, rows: Any, detail: Any, chosen: str | None) -> None:
         timeline = self.query_one(CompactionTimeline)
@@ -175,7 +174,7 @@ class SidePanes(Screen[None]):
     @work(thread=True, exclusive=True, group="timeline-detail", exit_on_error=False)
     def _load_detail(self, compaction_id: str) -> None:
         detail = detail_for(self.session.store, compaction_id, self.session.resources.settings.compaction)
-        self.app.call_from_thread(self.query_one(CompactionTimeline).show_detail, detail)
+        deliver(self, lambda: self.query_one(CompactionTimeline).show_detail(detail))
 
     @on(CompactionTimeline.RestoreRequested)
     async def _restore(self, event: CompactionTimeline.RestoreRequested) -> None:

@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 
 from pi_tui.tui.completion_tokens import Completer, CompletionItem, Token, accepted_text, token_at
 from pi_tui.tui.widgets.completion_popup import CompletionPopup
+from pi_tui.tui.worker_results import deliver
 
 
 class PromptArea(TextArea):
@@ -177,8 +178,7 @@ class PromptArea(TextArea):
         assert self._completer is not None
         worker = get_current_worker()
         items = self._completer.files(token.query, lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._show_items, token, items)
+        deliver(self, self._show_items, token, items)
 
     def _show_items(self, token: Token, items: list[CompletionItem]) -> None:
         if self._popup is None or token != self._token:
