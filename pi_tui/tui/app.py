@@ -55,6 +55,9 @@ class PiTuiApp(ThemedApp[int]):
         Binding("r", "reload_sessions", "Reload"),
         Binding("d", "demo", "Demo"),
     ]
+    START_PAGE_ACTIONS = frozenset({"toggle_all", "reload_sessions", "demo"})
+    """The start page's keys: the app is its screen, so without a check they would act (and show in the
+    footer) on every screen, `d` replacing an open chat with the demo."""
 
     def __init__(
         self,
@@ -123,6 +126,11 @@ class PiTuiApp(ThemedApp[int]):
             self.push_screen(chat, callback=lambda _: self.exit())
             for warning in self.startup_warnings:
                 self.notify(warning, severity="warning", timeout=8)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.START_PAGE_ACTIONS:
+            return self.screen is self.screen_stack[0]
+        return True
 
     def _theme_switched(self, theme: Theme) -> None:
         if theme.name != self._saved_theme:

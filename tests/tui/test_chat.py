@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.widgets import Markdown, Static
 
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
+from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
@@ -128,3 +129,40 @@ def test_format_tokens_matches_pi() -> None:
         "1.5M",
         "12M",
     ]
+
+
+async def test_start_page_keys_do_nothing_in_a_chat(tmp_path: Path) -> None:
+    app, _, _ = make_chat_app(tmp_path, [])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        chat.query_one(ConversationView).focus()  # not a text field: letters reach the bindings
+        await pilot.press("d", "a", "r")
+        await settle(pilot)
+        assert app.screen is chat
+        assert not app.show_all
+        shown = {binding.action for (_, binding, enabled, _) in chat.active_bindings.values() if enabled}
+        assert not shown & PiTuiApp.START_PAGE_ACTIONS
+        assert str(chat.query_one(PromptArea).text) == ""
+
+
+async def test_page_keys_in_the_editor_scroll_the_conversation(tmp_path: Path) -> None:
+    app, session, _ = make_chat_app(
+        tmp_path, [ScriptedReply(text="\n\n".join(f"line {n}" for n in range(80)))]
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"tell me", "enter")
+        await wait_idle(app, session, pilot)
+        conversation = app.screen.query_one(ConversationView)
+        editor = app.screen.query_one(PromptArea)
+        editor.text = "a draft\nof two lines"
+        bottom = conversation.scroll_y
+        assert bottom > 0 and editor.has_focus
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert conversation.scroll_y == bottom - conversation.scrollable_content_region.height
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert conversation.scroll_y == bottom
+        assert editor.text == "a draft\nof two lines" and editor.has_focus

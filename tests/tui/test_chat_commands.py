@@ -127,6 +127,8 @@ async def test_session_and_hotkeys_dialogs(tmp_path: Path) -> None:
         await pilot.press("f1")
         await settle(pilot)
         assert isinstance(app.screen, InfoDialog) and "/compact" in app.screen.markdown
+        assert "| `pageup` / `pagedown` |" in app.screen.markdown
+        assert "Demo" not in app.screen.markdown and "All directories" not in app.screen.markdown
 
 
 async def test_command_palette_lists_slash_commands(tmp_path: Path) -> None:

@@ -1,10 +1,15 @@
-"""A long transcript opens on its newest page; older pages are mounted on request, oldest last."""
+"""A long transcript opens on its newest page, the first frame only on what fills the screen; older pages
+are mounted on request, oldest last."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from pi_tui.ai.messages import (
     AgentMessage,
@@ -17,6 +22,7 @@ from pi_tui.ai.messages import (
 from pi_tui.tui.widgets import conversation
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, EarlierMessages, ToolCallBlock, UserBlock
+from pi_tui.tui.widgets.parked_markdown import markdown_source
 
 from .chat_fixtures import make_chat_app
 from .pilot_helpers import settle
@@ -78,3 +84,69 @@ async def test_long_transcript_shows_its_newest_page_and_older_pages_on_request(
         view.toggle_tool_output()
         assert view.query_children(ToolCallBlock).last().expanded
         assert not oldest_tool.expanded
+
+
+class ConversationHost(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ConversationView()
+
+
+def long_replies(turns: int, tag: str = "answer") -> list[AgentMessage]:
+    """Replies of 30 one-line paragraphs: each is 60 rows drawn, estimated 59."""
+    messages: list[AgentMessage] = []
+    for turn in range(turns):
+        messages.append(UserMessage(content=f"question {turn}", timestamp=turn))
+        text = "\n\n".join(f"{tag} {turn}, paragraph {n}" for n in range(30))
+        messages.append(AssistantMessage(content=[TextContent(text=text)]))
+    return messages
+
+
+def shown_replies(view: ConversationView) -> list[str]:
+    return [markdown_source(block).split(",")[0] for block in view.query_children(AssistantBlock)]
+
+
+def marker_count(view: ConversationView) -> int:
+    marker = view.query_children(EarlierMessages).first()
+    return int(str(marker.render()).split()[1])
+
+
+async def test_the_first_frame_waits_only_for_the_newest_screens_and_the_page_follows() -> None:
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await pilot.pause()
+        await view.show_transcript(long_replies(10))
+        # 1.5 screens of 40 rows: the newest reply (59 estimated rows) and its question.
+        assert shown_replies(view) == ["answer 9"]
+        assert marker_count(view) == 18
+        await _until(pilot, lambda: marker_count(view) < 18)
+        assert shown_replies(view) == [f"answer {turn}" for turn in range(4, 10)]
+        assert marker_count(view) == 8
+        assert view.is_vertical_scroll_end  # mounted out of sight: the view did not move
+        assert user_texts(view)[-1] == "question 9"
+
+
+async def test_no_top_up_once_the_user_scrolled_away_or_another_transcript_replaced_it() -> None:
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await pilot.pause()
+        await view.show_transcript(long_replies(10))
+        view.scroll_home(animate=False, immediate=True)
+        await pilot.pause(0.2)
+        assert shown_replies(view) == ["answer 9"] and marker_count(view) == 18
+
+        await view.show_transcript(long_replies(4, tag="first"))  # would top up 6 messages
+        await view.show_transcript(long_replies(10, tag="second"))  # before the first one's frame
+        await _until(pilot, lambda: marker_count(view) < 18)
+        await pilot.pause(0.2)
+        assert shown_replies(view) == [f"second {turn}" for turn in range(4, 10)]
+        assert marker_count(view) == 8
+
+
+async def _until(pilot: Pilot[Any], condition: Callable[[], bool]) -> None:
+    for _ in range(100):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the conversation never got there")

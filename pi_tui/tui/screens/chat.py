@@ -270,6 +270,14 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
     def _completion_clicked(self) -> None:
         self.query_one(PromptArea).accept_completion()
 
+    @on(PromptArea.PageConversation)
+    def _page_conversation(self, event: PromptArea.PageConversation) -> None:
+        conversation = self.query_one(ConversationView)
+        if event.pages < 0:
+            conversation.scroll_page_up(animate=False)
+        else:
+            conversation.scroll_page_down(animate=False)
+
     @on(PromptArea.Submitted)
     async def _submitted(self, event: PromptArea.Submitted) -> None:
         text = event.text

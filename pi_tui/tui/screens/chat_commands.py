@@ -299,10 +299,13 @@ class ChatCommands(Screen[None]):
         self.notify(f"Exported {result.format.upper()} ({result.bytes:,} bytes) to {result.path}")
 
     async def action_hotkeys(self, args: str = "") -> None:
+        bindings = [*self.app.BINDINGS, *type(self).BINDINGS]
         keys = [
             (binding.key, binding.description)
-            for binding in [*self.app.BINDINGS, *type(self).BINDINGS]
-            if isinstance(binding, Binding) and binding.description
+            for binding in bindings
+            if isinstance(binding, Binding)
+            and binding.description
+            and self.app.check_action(binding.action, ())
         ]
         lines = ["| key | action |", "|---|---|"] + [f"| `{key}` | {text} |" for key, text in keys]
         lines += [
@@ -310,6 +313,7 @@ class ChatCommands(Screen[None]):
             "| `alt+enter` | queue a follow-up |",
             "| `ctrl+j` | new line |",
             "| `up` / `down` | history |",
+            "| `pageup` / `pagedown` | scroll the conversation a page |",
             "| `/…` / `@…` | complete a command / a file path: `up` `down` choose, `tab` or `enter` accept, "
             "`esc` close |",
             "| `/resume` | `ctrl+s` sort, `tab` this directory / all, type to search |",

@@ -50,6 +50,7 @@ from pi_tui.tui.widgets.message_blocks import (
     tool_result_text,
 )
 from pi_tui.tui.widgets.parked_markdown import MarkdownParking
+from pi_tui.tui.widgets.transcript_rows import newest_filling
 
 clock: Callable[[], float] = time.monotonic
 """Where tool timings come from; tests fix it for reproducible snapshots."""
@@ -58,6 +59,11 @@ TRANSCRIPT_PAGE = 12
 """Messages mounted when a transcript is shown, and per "earlier messages" request. Every widget costs
 milliseconds to mount and lay out and a Markdown reply is dozens of them, so a long session mounted
 whole would take minutes to open (bench/tui.py measures it)."""
+FIRST_PAGE_SCREENS = 1.5
+"""Of that page, the first frame waits only for the newest messages estimated to fill this many viewport
+heights (the estimate errs low: measured, 1.5 estimated screens of a coding session draw as 2.5); the
+rest of the page is mounted above them right after it, unless the user scrolled away by then.
+bench/tui.py, open: 4 of 12 messages mounted before the first frame, 580-750 ms -> 425-480 ms."""
 
 
 class ConversationView(VerticalScroll):
@@ -84,6 +90,8 @@ class ConversationView(VerticalScroll):
         self._earlier: list[AgentMessage] = []
         self._results: dict[str, ToolResultMessage] = {}
         self._marker: EarlierMessages | None = None
+        self._transcripts = 0
+        """Counts transcripts shown, so a top-up queued for one is not applied to the next."""
         self._parking = MarkdownParking(self, self._rendering)
 
     def on_mount(self) -> None:
@@ -106,33 +114,48 @@ class ConversationView(VerticalScroll):
         self._tools.clear()
         self._results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
         shown: list[AgentMessage] = [m for m in messages if not isinstance(m, ToolResultMessage)]
-        cut = max(0, len(shown) - TRANSCRIPT_PAGE)
+        page = shown[max(0, len(shown) - TRANSCRIPT_PAGE) :]
+        viewport = self.scrollable_content_region.size or self.app.size  # before the first layout
+        first = newest_filling(page, viewport.width, int(viewport.height * FIRST_PAGE_SCREENS))
+        cut = len(shown) - first
         self._earlier = shown[:cut]
         blocks = self._blocks(shown[cut:])
         self._marker = EarlierMessages(cut, TRANSCRIPT_PAGE) if cut else None
         await self.mount_all([self._marker, *blocks] if self._marker else blocks)
         self.anchor()
         self._parking.schedule()
+        self._transcripts += 1
+        if first < len(page):
+            self.call_after_refresh(self._top_up, self._transcripts, len(page) - first)
+
+    async def _top_up(self, transcript: int, count: int) -> None:
+        """The rest of the first page, mounted above the first frame's messages while out of sight."""
+        async with self._rendering:
+            if transcript == self._transcripts and self.is_vertical_scroll_end:
+                await self._mount_earlier(count)
 
     @on(EarlierMessages.Pressed)
     async def show_earlier(self) -> None:
         """Mount the next older page of the transcript above what is shown."""
         async with self._rendering:
-            marker = self._marker
-            if marker is None:
-                return
-            cut = max(0, len(self._earlier) - TRANSCRIPT_PAGE)
-            page, self._earlier = self._earlier[cut:], self._earlier[:cut]
-            newer, self._tools = self._tools, {}
-            blocks = self._blocks(page)
-            self._tools.update(newer)  # the newest call stays last, for ctrl+o
-            await self.mount_all(blocks, after=marker)
-            if self._earlier:
-                marker.set_count(len(self._earlier), TRANSCRIPT_PAGE)
-            else:
-                self._marker = None
-                await marker.remove()
-            self._parking.schedule()
+            await self._mount_earlier(TRANSCRIPT_PAGE)
+
+    async def _mount_earlier(self, count: int) -> None:
+        marker = self._marker
+        if marker is None:
+            return
+        cut = max(0, len(self._earlier) - count)
+        page, self._earlier = self._earlier[cut:], self._earlier[:cut]
+        newer, self._tools = self._tools, {}
+        blocks = self._blocks(page)
+        self._tools.update(newer)  # the newest call stays last, for ctrl+o
+        await self.mount_all(blocks, after=marker)
+        if self._earlier:
+            marker.set_count(len(self._earlier), TRANSCRIPT_PAGE)
+        else:
+            self._marker = None
+            await marker.remove()
+        self._parking.schedule()
 
     def _blocks(self, messages: Sequence[AgentMessage]) -> list[Widget]:
         """Finished messages as blocks, each tool call with its result (from anywhere in the transcript)."""

@@ -34,12 +34,20 @@ class PromptArea(TextArea):
         Binding("ctrl+j", "newline", "Newline", show=False),
         Binding("tab", "accept_completion", "Complete"),
         Binding("escape", "close_completion", "Close list"),
+        # A prompt is a few lines: paging belongs to the conversation above it, not the editor.
+        Binding("pageup", "page_conversation(-1)", "Scroll up", show=False),
+        Binding("pagedown", "page_conversation(1)", "Scroll down", show=False),
     ]
 
     @dataclass
     class Submitted(Message):
         text: str
         follow_up: bool
+
+    @dataclass
+    class PageConversation(Message):
+        pages: int
+        """-1 a page back, 1 a page forward."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, compact=False)
@@ -70,6 +78,9 @@ class PromptArea(TextArea):
 
     def action_submit_follow_up(self) -> None:
         self._send(follow_up=True)
+
+    def action_page_conversation(self, pages: int) -> None:
+        self.post_message(self.PageConversation(pages))
 
     def action_newline(self) -> None:
         self.insert("\n")
