@@ -76,6 +76,7 @@ async def test_long_transcript_shows_its_newest_page_and_older_pages_on_request(
         await pilot.press("enter")
         await settle(pilot)
         assert not view.query_children(EarlierMessages)
+        assert view.has_focus  # the marker had it
         assert user_texts(view) == [f"question {turn}" for turn in range(TURNS)]
         oldest_tool = view.query_children(ToolCallBlock).first()
         assert oldest_tool.tool_call_id == "call-0"

@@ -154,6 +154,8 @@ class ConversationView(VerticalScroll):
             marker.set_count(len(self._earlier), TRANSCRIPT_PAGE)
         else:
             self._marker = None
+            if marker.has_focus:  # rather than wherever Textual's focus chain lands (a tool call)
+                self.focus(scroll_visible=False)
             await marker.remove()
         self._parking.schedule()
 
