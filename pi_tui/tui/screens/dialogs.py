@@ -9,8 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Markdown, OptionList
+from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
+
+from pi_tui.tui.widgets.markdown_view import MarkdownView
 
 DIALOG_CSS = """
 ChoiceDialog, InfoDialog, TextDialog { align: center middle; }
@@ -116,7 +118,7 @@ class InfoDialog(ModalScreen[None]):
         with Vertical():
             yield Label(self.title_text, classes="dialog-title")
             with VerticalScroll():
-                yield Markdown(self.markdown)
+                yield MarkdownView(self.markdown)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import ListItem, ListView, Markdown, Static, TabbedContent, TabPane
 
 from pi_tui.tui.timeline_view import AuditRow, CompactionDetailData, NextCompaction
+from pi_tui.tui.widgets.markdown_view import MarkdownView
 
 PIN_MARK = "◆"
 NO_SELECTION = "Select a compaction to see its summary, diff and loss audit."
@@ -105,7 +106,7 @@ class CompactionDetail(Vertical):
         yield Static(NO_SELECTION, id="detail-facts", markup=False)
         with TabbedContent(id="detail-tabs", initial=TAB_SUMMARY):
             with TabPane("Summary", id=TAB_SUMMARY), VerticalScroll(classes="detail-scroll"):
-                yield Markdown("", id="summary-markdown")
+                yield MarkdownView("", id="summary-markdown")
             with TabPane("Diff", id=TAB_DIFF):
                 yield VerticalScroll(id="diff-lines", classes="detail-scroll")
             with TabPane("Audit", id=TAB_AUDIT):

@@ -22,6 +22,7 @@ from textual.widgets._markdown import MarkdownStream
 from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from pi_tui.tui.markdown_segments import safe_cut
 from pi_tui.tui.tool_calls import split_notice, summarize_args
+from pi_tui.tui.widgets.markdown_view import MarkdownView
 
 TAIL_LINES = 5
 """Collapsed tool output shows this many last lines, as pi does for bash."""
@@ -130,7 +131,7 @@ class AssistantBlock(Vertical):
             return
         for block in self.final.content:
             if isinstance(block, TextContent) and block.text:
-                yield Markdown(block.text, classes="-settled")
+                yield MarkdownView(block.text, classes="-settled")
             elif isinstance(block, ThinkingContent):
                 body = Static(block.thinking, classes="thinking-text", markup=False)
                 yield Collapsible(body, title="Thinking", collapsed=not self.show_thinking)
@@ -181,7 +182,7 @@ class AssistantBlock(Vertical):
 
     async def _write_text(self, index: int, text: str, *, complete: bool) -> None:
         if index not in self._markdown:
-            markdown = Markdown()
+            markdown: Markdown = MarkdownView()
             await self.mount(markdown)
             self._markdown[index] = (markdown, Markdown.get_stream(markdown))
             self._rendered[index] = 0
@@ -206,7 +207,7 @@ class AssistantBlock(Vertical):
                     # appends re-measure them, a finished segment gets no later append.
                     markdown.children[0].refresh(layout=True)
                 markdown.add_class("-settled")
-                markdown = Markdown()
+                markdown = MarkdownView()
                 await self.mount(markdown, after=self._markdown[index][0])
                 stream = Markdown.get_stream(markdown)
                 self._markdown[index] = (markdown, stream)

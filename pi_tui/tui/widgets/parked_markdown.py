@@ -21,6 +21,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from pi_tui.tui.widgets.markdown_view import MarkdownView
+
 TIDY_SECONDS = 0.15
 """Parking and rebuilding run at most this often, after the layout they measure has settled."""
 MARGIN_SCREENS = 1
@@ -122,7 +124,7 @@ class MarkdownParking:
 
     async def _rebuild(self, block: Widget, parked: ParkedMarkdown) -> None:
         # Built hidden and swapped in one batch, so nothing near the viewport moves while it is parsed.
-        markdown = Markdown(classes="-settled -unparking")
+        markdown = MarkdownView(classes="-settled -unparking")
         await block.mount(markdown, before=parked)
         await markdown.update(parked.source)
         with self._container.app.batch_update():
