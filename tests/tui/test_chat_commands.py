@@ -196,3 +196,38 @@ async def test_f11_maximises_the_conversation_and_restores(tmp_path: Path) -> No
         await pilot.press("f11")
         await settle(pilot)
         assert chat(app).maximized is None
+
+
+async def test_calls_a_compaction_summarised_away_stay_in_the_tools_pane(tmp_path: Path) -> None:
+    from pi_tui.ai.scripted import ScriptedToolCall
+    from pi_tui.config.settings import CompactionSettings, Settings
+    from pi_tui.tui.widgets.tool_list import ToolList
+    from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
+
+    call = ScriptedToolCall(name="bash", arguments={"command": "echo compacted-away"}, id="early")
+    replies = [ScriptedReply(tool_calls=[call]), ScriptedReply(text="answer " * 400)]
+    replies += [ScriptedReply(text="answer two " * 300)]
+    replies += [ScriptedReply(text="## Goal\nShip it."), ScriptedReply(text="## Original Request\nx")]
+    settings = Settings(compaction=CompactionSettings(keep_recent_tokens=10))
+    app, session, _ = make_chat_app(tmp_path, replies, settings=settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await submit(pilot, "first " * 300)
+        await submit(pilot, "second " * 300)
+        await submit(pilot, "/compact")
+        for _ in range(100):
+            if not session.is_compacting and any(
+                isinstance(e, CompactionEntry) for e in session.store.entries
+            ):
+                break
+            await asyncio.sleep(0.05)
+        await settle(pilot)
+        context_ids = {c.id for m in session.agent.state.messages for c in getattr(m, "tool_calls", [])}
+        assert "early" not in context_ids  # summarised away
+        viewer = chat(app).query_one(ToolOutputViewer)
+        assert [key.value for key in chat(app).query_one(ToolList).rows] == ["early"]
+        viewer.select("early")
+        await settle(pilot)
+        assert viewer.selected == "early" and viewer.line_view.line_count >= 1
+        title = str(viewer.query_one("#tool-output-title").render())
+        assert title.startswith("bash echo compacted-away — what the model got [done]")

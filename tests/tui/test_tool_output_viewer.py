@@ -136,6 +136,35 @@ async def test_moving_through_the_list_selects_a_call(tmp_path: Path) -> None:
         ]
 
 
+async def test_calls_of_another_branch_leave_the_list_and_the_view(tmp_path: Path) -> None:
+    calls, open_spill = sample_calls(tmp_path)
+    async with ViewerApp(calls, open_spill).run_test(size=SIZE) as pilot:
+        viewer = viewer_of(pilot)
+        viewer.select("c-ls")
+        await settle(pilot)
+        viewer.update_calls([calls[0]])
+        await settle(pilot)
+        assert [key.value for key in viewer.tool_list.rows] == [calls[0].id]
+        assert viewer.selected == calls[0].id  # the view follows the list's cursor to what is left
+        viewer.update_calls([])
+        await settle(pilot)
+        assert not viewer.tool_list.rows
+        assert viewer.selected is None and viewer.line_view.line_count == 0
+        assert str(viewer.query_one("#tool-output-title").render()) == "No tool call selected."
+
+
+async def test_a_growing_count_widens_its_column(tmp_path: Path) -> None:
+    running = call("c-run", "1", args="seq 1 200000", status="running", lines=1)
+    async with ViewerApp([running], opener(tmp_path / "none")).run_test(size=SIZE) as pilot:
+        viewer = viewer_of(pilot)
+        await settle(pilot)
+        viewer.update_calls([call("c-run", "1", args="seq 1 200000", lines=200_001)])
+        await settle(pilot)
+        table = viewer.tool_list
+        assert table.columns["lines"].get_render_width(table) >= len("200,001") + 2
+        assert table.get_cell("c-run", "lines") == "200,001"
+
+
 async def test_calls_handed_over_before_mount_are_listed(tmp_path: Path) -> None:
     calls, open_spill = sample_calls(tmp_path)
 

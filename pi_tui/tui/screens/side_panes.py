@@ -23,11 +23,12 @@ from pi_tui.agent.events import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
-from pi_tui.ai.messages import AgentMessage
 from pi_tui.context.compaction.pins import Pin
 from pi_tui.session.compaction_pins import pin_text, unpin
+from pi_tui.session.entries import MessageEntry
 from pi_tui.session.events import AnyEvent
 from pi_tui.session.inspector import InspectorCache, build_inspector_data
+from pi_tui.session.store import SessionStore
 from pi_tui.tui.inspector_view import ledger_zones, segment_texts
 from pi_tui.tui.timeline_view import detail_for, preview_for, timeline_rows
 from pi_tui.tui.tool_calls import ToolCallLog
@@ -102,21 +103,24 @@ class SidePanes(Screen[None]):
     # --- tool calls ------------------------------------------------------------------------------------
 
     def _reload_tool_log(self) -> None:
-        """Rebuild the tool-call log from the branch in a worker; events until it is back are kept."""
+        """Rebuild the tool-call log in a worker; events until it is back are kept. It is built from the
+        branch, not the context: calls a compaction summarised away still have their full output."""
+        store = self.session.store
         self._tool_log: ToolCallLog | None = None
         self._early_tool_events: list[AgentEvent] = []
-        self._tool_log_messages = list(self.session.agent.state.messages)
-        self._load_tool_log(self._tool_log_messages)
+        self._tool_log_request = request = object()
+        self._load_tool_log(store, store.leaf_id, request)
 
     @work(thread=True, exclusive=True, group="tool-log", exit_on_error=False, description="tool log")
-    def _load_tool_log(self, messages: list[AgentMessage]) -> None:
-        # (A description is given: by default Textual would repr the thousands of messages for it.)
+    def _load_tool_log(self, store: SessionStore, leaf_id: str | None, request: object) -> None:
+        # (A description is given: by default Textual would repr the store for it.)
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
-        log = ToolCallLog.from_messages(messages)
-        deliver(self, self._install_tool_log, log, messages)
+        branch = store.get_branch(leaf_id) if leaf_id is not None else []
+        log = ToolCallLog.from_messages(entry.message for entry in branch if isinstance(entry, MessageEntry))
+        deliver(self, self._install_tool_log, log, request)
 
-    def _install_tool_log(self, log: ToolCallLog, messages: list[AgentMessage]) -> None:
-        if messages is not self._tool_log_messages:  # built by a worker a newer reload replaced
+    def _install_tool_log(self, log: ToolCallLog, request: object) -> None:
+        if request is not self._tool_log_request:  # built by a worker a newer reload replaced
             return
         for event in self._early_tool_events:
             log.apply(event)

@@ -13,7 +13,9 @@ from textual.widgets import DataTable
 from pi_tui.tools.truncate import format_size
 from pi_tui.tui.tool_calls import ToolCallInfo
 
-COLUMNS = ("tool", "args", "status", "lines", "bytes", "truncated")
+COLUMNS = ("tool", "status", "lines", "bytes", "truncated", "args")
+"""Arguments last: they are as wide as the longest command, and in the side panel they would push
+the status and sizes out of sight."""
 _STATUS_CLASS = {"running": "tool-list--running", "done": "tool-list--done", "error": "tool-list--error"}
 
 
@@ -58,10 +60,15 @@ class ToolList(DataTable[str | Text]):
             self.update_calls(calls)
 
     def update_calls(self, calls: Sequence[ToolCallInfo]) -> None:
-        """Add new calls and update changed ones (status, counters) without moving the cursor."""
+        """Add new calls, update changed ones (status, counters) and drop those gone (another session or
+        branch), without moving the cursor off a row that stays."""
         if not self.columns:  # not mounted yet: shown once the columns exist
             self._pending = calls
             return
+        current = {call.id for call in calls}
+        for gone in [key for key in self._shown if key not in current]:
+            self.remove_row(gone)
+            del self._shown[gone]
         for call in calls:
             known = self._shown.get(call.id)
             if known == call:
@@ -71,7 +78,8 @@ class ToolList(DataTable[str | Text]):
                 self.add_row(*cells, key=call.id)
             else:
                 for column, value in zip(COLUMNS, cells, strict=True):
-                    self.update_cell(call.id, column, value)
+                    # A running command's counters outgrow the width its first row gave the column.
+                    self.update_cell(call.id, column, value, update_width=True)
             self._shown[call.id] = call
 
     def select_call(self, tool_call_id: str) -> None:
@@ -84,11 +92,11 @@ class ToolList(DataTable[str | Text]):
         status = Text(call.status, style=self.get_component_rich_style(_STATUS_CLASS[call.status]))
         return (
             call.name,
-            call.args_summary,
             status,
             f"{call.lines:,}" if call.lines else "",
             format_size(call.bytes) if call.bytes else "",
             "yes" if call.truncated else "",
+            call.args_summary,
         )
 
     @on(DataTable.RowHighlighted)

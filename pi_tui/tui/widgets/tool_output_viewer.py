@@ -35,6 +35,9 @@ INDEX_CHUNKS_PER_STEP = 4
 """Spill-file indexing reports progress (and the view grows) after this many 1 MiB chunks."""
 
 
+NOTHING_SELECTED = "No tool call selected."
+
+
 class ToolOutputViewer(Vertical):
     """Tool calls on top; below, the selected call's output, toggled between the model's view and the
     full output."""
@@ -99,7 +102,7 @@ class ToolOutputViewer(Vertical):
     def compose(self) -> ComposeResult:
         yield ToolList(id="tool-list")
         with Horizontal(id="tool-output-header"):
-            yield Static("No tool call selected.", id="tool-output-title", markup=False)
+            yield Static(NOTHING_SELECTED, id="tool-output-title", markup=False)
             yield Static("", id="tool-output-status", markup=False)
         yield Static("", id="tool-output-notice", classes="-empty", markup=False)
         yield LineView(id="tool-output-lines")
@@ -135,9 +138,24 @@ class ToolOutputViewer(Vertical):
         if not self.is_mounted:  # handed over on mount
             return
         self.tool_list.update_calls(calls)
+        if self._selected is not None and self._selected not in self._calls:
+            self._unselect()
+            return
         current = self._calls.get(self._selected) if self._selected else None
         if current is not None and current != previous:
             self._refresh_content(previous)
+
+    def _unselect(self) -> None:
+        """The shown call is not in this session or branch any more: show nothing rather than it."""
+        self._selected = None
+        self._problem = ""
+        self._close_reader()
+        self.line_view.show_lines([])
+        self.line_view.highlight([])
+        self.query_one("#tool-output-title", Static).update(NOTHING_SELECTED)
+        notice = self.query_one("#tool-output-notice", Static)
+        notice.update("")
+        notice.add_class("-empty")
 
     def select(self, tool_call_id: str) -> None:
         """Show one call (its model view first); unknown ids are ignored."""
