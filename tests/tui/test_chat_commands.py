@@ -69,22 +69,25 @@ async def test_user_shell_command_is_shown_and_recorded(tmp_path: Path) -> None:
         assert "from-the-shell" in str(provider.contexts[0].messages[0].to_json_obj())
 
 
+async def two_turns_then_compact(pilot: Any, session: Any) -> None:
+    """Two long turns, then `/compact`, until its entry is written."""
+    await submit(pilot, "first " * 300)
+    await submit(pilot, "second " * 300)
+    await submit(pilot, "/compact")
+    for _ in range(100):
+        if not session.is_compacting and any(isinstance(e, CompactionEntry) for e in session.store.entries):
+            break
+        await asyncio.sleep(0.05)
+    await settle(pilot)
+
+
 async def test_compact_command_summarises(tmp_path: Path) -> None:
     replies = [ScriptedReply(text="answer " * 400), ScriptedReply(text="answer two " * 300)]
     replies += [ScriptedReply(text="## Goal\nShip it."), ScriptedReply(text="## Original Request\nx")]
     app, session, _ = make_chat_app(tmp_path, replies)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await submit(pilot, "first " * 300)
-        await submit(pilot, "second " * 300)
-        await submit(pilot, "/compact")
-        for _ in range(100):
-            if not session.is_compacting and any(
-                isinstance(e, CompactionEntry) for e in session.store.entries
-            ):
-                break
-            await asyncio.sleep(0.05)
-        await settle(pilot)
+        await two_turns_then_compact(pilot, session)
         assert any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
         texts = [str(widget.render()) for widget in chat(app).query_one(ConversationView).children]
         assert any(text.startswith("Compacted ") and "→" in text for text in texts)
@@ -212,16 +215,7 @@ async def test_calls_a_compaction_summarised_away_stay_in_the_tools_pane(tmp_pat
     app, session, _ = make_chat_app(tmp_path, replies, settings=settings)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await submit(pilot, "first " * 300)
-        await submit(pilot, "second " * 300)
-        await submit(pilot, "/compact")
-        for _ in range(100):
-            if not session.is_compacting and any(
-                isinstance(e, CompactionEntry) for e in session.store.entries
-            ):
-                break
-            await asyncio.sleep(0.05)
-        await settle(pilot)
+        await two_turns_then_compact(pilot, session)
         context_ids = {c.id for m in session.agent.state.messages for c in getattr(m, "tool_calls", [])}
         assert "early" not in context_ids  # summarised away
         viewer = chat(app).query_one(ToolOutputViewer)

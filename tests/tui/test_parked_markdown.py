@@ -65,6 +65,14 @@ async def _stream(pilot: Pilot[Any], conversation: ConversationView) -> Assistan
     return conversation.query(AssistantBlock).last()
 
 
+async def _stream_and_park(pilot: Pilot[Any], conversation: ConversationView) -> AssistantBlock:
+    """The reply streamed, then left until at least three of its segments are parked."""
+    block = await _stream(pilot, conversation)
+    await _until(pilot, lambda: _parked(conversation) >= 3)
+    await pilot.pause()
+    return block
+
+
 def _parked(conversation: ConversationView) -> int:
     return len(conversation.query(ParkedMarkdown))
 
@@ -92,9 +100,7 @@ async def test_far_segments_are_parked_without_moving_anything() -> None:
     app = ConversationHost()
     async with app.run_test(size=SIZE) as pilot:
         conversation = app.query_one(ConversationView)
-        block = await _stream(pilot, conversation)
-        await _until(pilot, lambda: _parked(conversation) >= 3)
-        await pilot.pause()
+        block = await _stream_and_park(pilot, conversation)
         segments = len(block.query(Markdown)) + _parked(conversation)
         assert len(block.query(Markdown)) < segments / 2
         assert markdown_source(block) == REPLY
@@ -115,9 +121,7 @@ async def test_a_pass_between_a_scroll_and_its_repaint_rebuilds_what_scrolled_ne
     app = ConversationHost()
     async with app.run_test(size=SIZE) as pilot:
         conversation = app.query_one(ConversationView)
-        block = await _stream(pilot, conversation)
-        await _until(pilot, lambda: _parked(conversation) >= 3)
-        await pilot.pause()
+        block = await _stream_and_park(pilot, conversation)
         assert isinstance(block.children[0], ParkedMarkdown)
         # Screen regions still hold the old offset here: a busy machine can fire the timer this early.
         conversation.scroll_home(animate=False, immediate=True)
