@@ -241,11 +241,13 @@ class DriftAlert:
     drifted: bool
 
 
-def drift_event_text(event: DriftEvent) -> str:
+def drift_event_text(event: DriftEvent, *, requests_ago: int = 0) -> str:
     if not event.drifted:
         return "No drift: the last request only appended"
     where = f" at {event.segment}" if event.segment is not None else ""
-    return f"Drift: {DRIFT_LABELS[event.kind]}{where} · {_n(event.reprocessed_tokens)} tokens re-processed"
+    when = f" {requests_ago} request{'s' if requests_ago != 1 else ''} ago" if requests_ago else ""
+    what = f"{DRIFT_LABELS[event.kind]}{where} · {_n(event.reprocessed_tokens)} tokens re-processed"
+    return f"Drift{when}: {what}"
 
 
 def drift_alerts(data: InspectorData, limit: int = 2) -> list[DriftAlert]:
@@ -253,11 +255,11 @@ def drift_alerts(data: InspectorData, limit: int = 2) -> list[DriftAlert]:
     events = [view.drift for view in reversed(data.records) if view.drift is not None]
     if not events:
         return [DriftAlert("No drift data yet (needs two requests)", False)]
-    drifted = [event for event in events if event.drifted][:limit]
+    drifted = [(ago, event) for ago, event in enumerate(events) if event.drifted][:limit]
     if not events[0].drifted:
         alerts = [DriftAlert(drift_event_text(events[0]), False)]
-        return alerts + [DriftAlert("Earlier " + drift_event_text(e), True) for e in drifted[:1]]
-    return [DriftAlert(drift_event_text(event), True) for event in drifted]
+        return alerts + [DriftAlert(drift_event_text(e, requests_ago=ago), True) for ago, e in drifted[:1]]
+    return [DriftAlert(drift_event_text(event, requests_ago=ago), True) for ago, event in drifted]
 
 
 def cap_text(text: str, limit: int) -> tuple[str, str | None]:

@@ -236,7 +236,8 @@ async def test_usage_is_unknown_after_a_compaction(tmp_path: Path) -> None:
 
 
 async def test_a_tool_change_raises_a_drift_alert_naming_the_segment(tmp_path: Path) -> None:
-    session = await run_session(tmp_path, [ScriptedReply(text="ok", usage=ScriptedUsage(input=900))])
+    later = [ScriptedReply(text=text, usage=ScriptedUsage(input=900)) for text in ("ok", "fine", "done")]
+    session = await run_session(tmp_path, later)
     assert drift_alerts(inspect(session).data)[0].text == "No drift: the last request only appended"
     await session.set_active_tools(["read", "bash"])
     await session.prompt("again")
@@ -244,6 +245,13 @@ async def test_a_tool_change_raises_a_drift_alert_naming_the_segment(tmp_path: P
     assert alerts[0].drifted
     assert alerts[0].text.startswith("Drift: system prompt part changed at tools · ")
     assert alerts[0].text.endswith(" tokens re-processed")
+    await session.prompt("and again")
+    await session.prompt("once more")
+    clean, earlier = drift_alerts(inspect(session).data)
+    assert clean.text == "No drift: the last request only appended" and not clean.drifted
+    assert earlier.drifted and earlier.text.startswith(
+        "Drift 2 requests ago: system prompt part changed at tools"
+    )
 
 
 def test_cap_text_cuts_giant_texts_with_a_note() -> None:
