@@ -21,6 +21,7 @@ SUBCOMMAND_HELP = {
     "compactions": "a session's compactions on every branch (--show ID: summary, diff, loss audit)",
     "compact": "compact a session now (--preview: show the cut without calling the model)",
     "restore": "undo a compaction: continue from the entry just before it, on a new branch",
+    "tree": "a session's tree as /tree shows it (--filter MODE; --label ENTRY TEXT labels an entry)",
     "serve": "pi-tui in a browser on 127.0.0.1, behind a random token (-- ARGS: pi-tui's arguments)",
     "export": "a session's branch as one self-contained HTML page (or .jsonl: a linear session file)",
 }
@@ -37,6 +38,7 @@ def _subcommands() -> dict[str, Callable[[list[str]], int]]:
     from pi_tui.modes.export_command import run_export_command
     from pi_tui.modes.serve_command import run_serve_command
     from pi_tui.modes.sessions_command import run_sessions_command
+    from pi_tui.modes.tree_command import run_tree_command
 
     return {
         "sessions": run_sessions_command,
@@ -44,6 +46,7 @@ def _subcommands() -> dict[str, Callable[[list[str]], int]]:
         "compactions": run_compactions_command,
         "compact": run_compact_command,
         "restore": run_restore_command,
+        "tree": run_tree_command,
         "serve": run_serve_command,
         "export": run_export_command,
     }

@@ -15,19 +15,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
 import sys
-from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from pi_tui.ai.openai_provider import stream_openai
 from pi_tui.config.models import resolve_model
-from pi_tui.config.paths import sessions_root
 from pi_tui.config.settings import Settings
 from pi_tui.config.settings_files import load_settings
 from pi_tui.context.compaction.preview import CompactionPreview
 from pi_tui.context.compaction.summary_diff import format_summary_diff
+from pi_tui.modes.session_command_support import fail, open_session, print_json, session_parser
 from pi_tui.session.compaction_ops import (
     COMPACTION_CANCELLED,
     compact_store,
@@ -41,39 +38,9 @@ from pi_tui.session.compaction_timeline import (
     list_compactions,
 )
 from pi_tui.session.entries import CompactionEntry
-from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session.store import SessionStore
 
 INTERRUPTED_EXIT = 130
-
-
-def _fail(message: str) -> int:
-    sys.stderr.write(f"pi-tui: {message}\n")
-    return 1
-
-
-def _print_json(value: Any) -> None:
-    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
-
-
-def _open(arg: str, session_dir: str | None, *, writes: bool) -> SessionStore | str:
-    """The session named by `arg`, or why it cannot be opened. A command that only reads never
-    migrates an old-format file (that would rewrite it)."""
-    resolved = resolve_session_arg(arg, os.getcwd(), root=sessions_root(session_dir))
-    if isinstance(resolved, SessionArgError):
-        return resolved.message
-    if not resolved.is_file():
-        return f"no session file at {resolved}"
-    return SessionStore.open(Path(resolved), migrate=writes)
-
-
-def _session_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("session", help="session file path or session id prefix")
-    parser.add_argument("--json", action="store_true", help="JSON instead of text")
-    parser.add_argument("--session-dir", metavar="DIR", help="sessions root (default: $PI_TUI_HOME/sessions)")
-    return parser
 
 
 # --- pi-tui compactions ---------------------------------------------------------------------------
@@ -105,9 +72,9 @@ def _show(store: SessionStore, compaction_id: str, as_json: bool) -> int:
     diff = diff_compaction(store, compaction_id)
     audit = audit_compaction(store, compaction_id)
     if not isinstance(entry, CompactionEntry) or diff is None or audit is None:
-        return _fail(f"{compaction_id} is not a compaction entry")
+        return fail(f"{compaction_id} is not a compaction entry")
     if as_json:
-        _print_json(
+        print_json(
             {
                 "id": entry.id,
                 "summary": entry.summary,
@@ -128,17 +95,17 @@ def _show(store: SessionStore, compaction_id: str, as_json: bool) -> int:
 
 
 def run_compactions_command(argv: list[str]) -> int:
-    parser = _session_parser("pi-tui compactions", "List every compaction of a session, on all branches.")
+    parser = session_parser("pi-tui compactions", "List every compaction of a session, on all branches.")
     parser.add_argument("--show", metavar="ID", help="one compaction: summary, diff and loss audit")
     options = parser.parse_args(argv)
-    store = _open(options.session, options.session_dir, writes=False)
+    store = open_session(options.session, options.session_dir, writes=False)
     if isinstance(store, str):
-        return _fail(store)
+        return fail(store)
     if options.show:
         return _show(store, options.show, options.json)
     records = list_compactions(store)
     if options.json:
-        _print_json([record.to_json_obj() for record in records])
+        print_json([record.to_json_obj() for record in records])
     else:
         print_timeline(records, sys.stdout)
     return 0
@@ -173,29 +140,29 @@ def _model_ref(options: argparse.Namespace, settings: Settings, store: SessionSt
 
 
 def run_compact_command(argv: list[str]) -> int:
-    parser = _session_parser("pi-tui compact", "Compact a session's current branch (as /compact).")
+    parser = session_parser("pi-tui compact", "Compact a session's current branch (as /compact).")
     parser.add_argument("--preview", action="store_true", help="show the cut and token counts; no model call")
     parser.add_argument("--instructions", metavar="TEXT", help="additional focus for the summary")
     parser.add_argument("--model", metavar="REF", help="provider/id or id (default: the session's model)")
     parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
     parser.add_argument("--api-key", metavar="KEY", help="API key (default: from models.json / environment)")
     options = parser.parse_args(argv)
-    store = _open(options.session, options.session_dir, writes=not options.preview)
+    store = open_session(options.session, options.session_dir, writes=not options.preview)
     if isinstance(store, str):
-        return _fail(store)
+        return fail(store)
     settings = load_settings(store.cwd).settings
     if options.preview:
         preview = preview_for_store(store, settings.compaction)
         if isinstance(preview, str):
-            return _fail(preview)
+            return fail(preview)
         if options.json:
-            _print_json(preview.to_json_obj())
+            print_json(preview.to_json_obj())
         else:
             print_preview(preview, sys.stdout)
         return 0
     resolution = resolve_model(_model_ref(options, settings, store), options.base_url, options.api_key)
     if resolution.model is None:
-        return _fail("; ".join(str(item) for item in resolution.diagnostics))
+        return fail("; ".join(str(item) for item in resolution.diagnostics))
     try:
         outcome = asyncio.run(
             compact_store(
@@ -209,14 +176,14 @@ def run_compact_command(argv: list[str]) -> int:
             )
         )
     except KeyboardInterrupt:  # the summary task was cancelled: nothing was appended
-        _fail(COMPACTION_CANCELLED)
+        fail(COMPACTION_CANCELLED)
         return INTERRUPTED_EXIT
     if outcome.error is not None:
         if options.json:
-            _print_json(outcome.to_json_obj())
-        return _fail(outcome.error)
+            print_json(outcome.to_json_obj())
+        return fail(outcome.error)
     if options.json:
-        _print_json(outcome.to_json_obj())
+        print_json(outcome.to_json_obj())
     else:
         sys.stdout.write(
             f"Compacted: {outcome.entry_id}  {outcome.tokens_before} -> {outcome.tokens_after} tokens"
@@ -229,17 +196,17 @@ def run_compact_command(argv: list[str]) -> int:
 
 
 def run_restore_command(argv: list[str]) -> int:
-    parser = _session_parser("pi-tui restore", "Continue from just before a compaction, on a new branch.")
+    parser = session_parser("pi-tui restore", "Continue from just before a compaction, on a new branch.")
     parser.add_argument("compaction_id", help="id of the compaction entry to undo")
     options = parser.parse_args(argv)
-    store = _open(options.session, options.session_dir, writes=True)
+    store = open_session(options.session, options.session_dir, writes=True)
     if isinstance(store, str):
-        return _fail(store)
+        return fail(store)
     outcome = restore_before(store, options.compaction_id)
     if outcome.error is not None:
-        return _fail(outcome.error)
+        return fail(outcome.error)
     if options.json:
-        _print_json(outcome.to_json_obj())
+        print_json(outcome.to_json_obj())
     else:
         sys.stdout.write(f"{outcome.leaf_id}\n")
     return 0

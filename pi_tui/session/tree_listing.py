@@ -9,7 +9,7 @@ Assistant replies that only call tools are hidden unless they are the leaf or en
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
 
 from pi_tui.ai.messages import (
@@ -89,9 +89,17 @@ def _visible(node: TreeNode, mode: TreeFilter, leaf_id: str | None) -> bool:
 
 
 def tree_lines(store: SessionStore, mode: TreeFilter = "default") -> list[TreeLine]:
-    """Depth-first, children in time order; hidden entries pass their depth on to their children."""
+    """Depth-first, children in time order; hidden entries pass their depth on to their children.
+    "You are here" is the newest entry of the branch that is not bookkeeping (pi-tui's request records
+    follow every reply), marked when the filter shows it."""
+    path = store.get_branch()
+    branch = {entry.id for entry in path}
+    here = next((entry.id for entry in reversed(path) if entry.type not in BOOKKEEPING), None)
+    return [replace(line, is_leaf=line.entry_id == here) for line in _walk_lines(store, mode, branch)]
+
+
+def _walk_lines(store: SessionStore, mode: TreeFilter, branch: set[str]) -> list[TreeLine]:
     leaf = store.leaf_id
-    branch = {entry.id for entry in store.get_branch()}
 
     def walk(nodes: list[TreeNode], depth: int, fork: bool) -> Iterator[TreeLine]:
         for node in nodes:
@@ -106,3 +114,24 @@ def tree_lines(store: SessionStore, mode: TreeFilter = "default") -> list[TreeLi
             yield from walk(node.children, depth + (1 if forks else 0), forks or (fork and not shown))
 
     return list(walk(store.get_tree(), 0, False))
+
+
+def tree_line_text(line: TreeLine) -> str:
+    """One line as the tree view and `pi-tui tree` draw it: indent, fork mark, ● leaf / • on the branch."""
+    fork = "├ " if line.starts_branch else ""
+    marker = "● " if line.is_leaf else ("• " if line.on_branch else "  ")
+    label = f"  [{line.label}]" if line.label else ""
+    return f"{'  ' * line.depth}{fork}{marker}{line.text}{label}"
+
+
+def next_filter(mode: TreeFilter, step: int = 1) -> TreeFilter:
+    """The filter after (or with -1 before) `mode`, round the cycle."""
+    return TREE_FILTERS[(TREE_FILTERS.index(mode) + step) % len(TREE_FILTERS)]
+
+
+def set_label(store: SessionStore, entry_id: str, text: str) -> str | None:
+    """Label an entry (blank text removes its label); why not, when the entry is unknown."""
+    if store.get_entry(entry_id) is None:
+        return f"no entry {entry_id} in this session"
+    store.append_label(entry_id, text.strip() or None)
+    return None

@@ -6,12 +6,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import OptionList
+from textual.widgets import Input, Label, OptionList
 
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.tui.screens.chat import ChatScreen
-from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog
+from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
+from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.slash_commands import completions, parse_slash_command
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
@@ -101,11 +102,15 @@ async def test_tree_moves_back_to_an_earlier_message(tmp_path: Path) -> None:
         await submit(pilot, "second question")
         await submit(pilot, "/tree")
         dialog = app.screen
-        assert isinstance(dialog, ChoiceDialog)
-        labels = [str(option.prompt) for option in dialog.query_one(OptionList).options]
-        target = next(i for i, label in enumerate(labels) if "second question" in label)
-        dialog.query_one(OptionList).highlighted = target
-        await pilot.press("tab", "enter")
+        assert isinstance(dialog, TreeDialog)
+        here = next(
+            line for line in dialog.lines if line.is_leaf
+        )  # the last reply: request records are hidden
+        assert dialog.highlighted_id == here.entry_id and here.text == "assistant: two"
+        await pilot.press(*"second")
+        assert dialog.highlighted_id is not None
+        assert "second question" in str(dialog.query_one(OptionList).get_option(dialog.highlighted_id).prompt)
+        await pilot.press("enter")
         await settle(pilot)
         summary_dialog = app.screen
         assert isinstance(summary_dialog, ChoiceDialog)
@@ -117,6 +122,56 @@ async def test_tree_moves_back_to_an_earlier_message(tmp_path: Path) -> None:
         assert screen.query_one(PromptArea).text == "second question"
         kinds = [type(child) for child in screen.query_one(ConversationView).children]
         assert kinds == [UserBlock, AssistantBlock]
+
+
+async def test_tree_filters_and_labels_like_pi(tmp_path: Path) -> None:
+    from pi_tui.session.store import SessionStore
+
+    app, session, _ = make_chat_app(tmp_path, [ScriptedReply(text="one"), ScriptedReply(text="two")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await submit(pilot, "first question")
+        await submit(pilot, "second question")
+        await submit(pilot, "/tree")
+        dialog = app.screen
+        assert isinstance(dialog, TreeDialog)
+
+        def shown() -> list[str]:
+            return [str(option.prompt).strip() for option in dialog.query_one(OptionList).options]
+
+        assert len(shown()) == 4
+        await pilot.press("ctrl+o", "ctrl+o")  # default → no-tools → user-only
+        assert dialog.mode == "user-only"
+        assert shown() == ["• user: first question", "• user: second question"]
+        assert "filter: user-only" in str(dialog.query_one("#tree-title", Label).render())
+        first = next(line.entry_id for line in dialog.lines if "first" in line.text)
+        dialog.query_one(OptionList).highlighted = 0
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        assert isinstance(app.screen, TextDialog)
+        await pilot.press(*"checkpoint", "enter")
+        await settle(pilot)
+        assert app.screen is dialog and session.store.get_label(first) == "checkpoint"
+        assert shown()[0] == "• user: first question  [checkpoint]"
+        options = dialog.query_one(OptionList)
+        drawn = [options.render_line(y).text for y in range(options.size.height)]
+        assert any("first question  [checkpoint]" in row for row in drawn)  # text, not a markup tag
+        await pilot.press("ctrl+o")  # labeled-only
+        assert shown() == ["• user: first question  [checkpoint]"]
+        assert session.store.path is not None
+        assert SessionStore.open(session.store.path).get_label(first) == "checkpoint"  # on disk
+        await pilot.press("ctrl+shift+o", "ctrl+shift+o", "ctrl+shift+o")  # back to default
+        assert dialog.mode == "default" and dialog.highlighted_id == first  # the cursor stayed
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        assert app.screen.query_one(Input).value == "checkpoint"
+        app.screen.query_one(Input).value = ""
+        await pilot.press("enter")  # empty: the label goes
+        await settle(pilot)
+        assert session.store.get_label(first) is None
+        await pilot.press("escape")
+        await settle(pilot)
+    assert SessionStore.open(session.store.path).get_label(first) is None
 
 
 async def test_session_and_hotkeys_dialogs(tmp_path: Path) -> None:

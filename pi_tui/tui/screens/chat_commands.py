@@ -20,9 +20,10 @@ from pi_tui.context.compaction.preview import CompactionPreview
 from pi_tui.session.compaction_ops import preview_for_store
 from pi_tui.session.listing import list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
-from pi_tui.session.tree_listing import tree_lines
+from pi_tui.session.tree_listing import set_label, tree_lines
 from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker
+from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.slash_commands import SLASH_COMMANDS
 from pi_tui.tui.theming import theme_menu
 from pi_tui.tui.widgets.prompt_area import PromptArea
@@ -127,23 +128,17 @@ class ChatCommands(Screen[None]):
     # --- tree -------------------------------------------------------------------------------------
 
     async def action_tree(self, args: str = "") -> None:
-        lines = await asyncio.to_thread(tree_lines, self.session.store)
-        if not lines:
+        store = self.session.store
+        if not store.entries:
             self.notify("The session has no entries yet.")
             return
-        options = [
-            (
-                line.entry_id,
-                "  " * line.depth
-                + ("├ " if line.starts_branch else "")
-                + ("● " if line.is_leaf else ("• " if line.on_branch else "  "))
-                + line.text
-                + (f"  [{line.label}]" if line.label else ""),
-            )
-            for line in lines
-        ]
+
+        def save_label(entry_id: str, text: str) -> str | None:
+            return set_label(self.session.store, entry_id, text)
+
+        mode = self.session.resources.settings.tree_filter_mode
         self.app.push_screen(
-            ChoiceDialog("Session tree (● you are here)", options, hint="Enter: move there"),
+            TreeDialog(lambda filter_mode: tree_lines(self.session.store, filter_mode), save_label, mode),
             callback=self._tree_target_chosen,
         )
 
@@ -318,6 +313,7 @@ class ChatCommands(Screen[None]):
             "`esc` close |",
             "| `/resume` | `ctrl+s` sort, `tab` this directory / all, type to search |",
             "| `esc esc` | session tree (idle, empty editor) |",
+            "| `/tree` | type to search · `ctrl+o` / `ctrl+shift+o` filter · `ctrl+l` label |",
         ]
         lines += ["", "| command | what it does |", "|---|---|"]
         lines += [

@@ -8,6 +8,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
@@ -15,25 +16,26 @@ from textual.widgets.option_list import Option
 from pi_tui.tui.widgets.markdown_view import MarkdownView
 
 DIALOG_CSS = """
-ChoiceDialog, InfoDialog, TextDialog { align: center middle; }
-ChoiceDialog > Vertical, InfoDialog > Vertical, TextDialog > Vertical {
+.dialog { align: center middle; }
+.dialog > Vertical {
     width: 90%; max-width: 110; height: auto; max-height: 85%;
     border: round $accent; background: $surface; padding: 0 1;
 }
-ChoiceDialog .dialog-title, InfoDialog .dialog-title, TextDialog .dialog-title {
-    text-style: bold; padding: 0 0 1 0;
-}
-ChoiceDialog OptionList { height: auto; max-height: 30; }
-ChoiceDialog Input { margin: 0 0 1 0; }
-InfoDialog VerticalScroll { height: auto; max-height: 30; }
+.dialog .dialog-title { text-style: bold; padding: 0 0 1 0; }
+.dialog OptionList { height: auto; max-height: 30; }
+.dialog Input { margin: 0 0 1 0; }
+.dialog VerticalScroll { height: auto; max-height: 30; }
 .dialog-hint { color: $text-muted; }
 """
+"""Shared by every dialog screen that sets `DEFAULT_CLASSES = "dialog"` (and `SCOPED_CSS = False`)."""
 
 
 class ChoiceDialog(ModalScreen[str | None]):
     """Pick one option by id; typing filters the list. Escape cancels (None)."""
 
     DEFAULT_CSS = DIALOG_CSS
+    DEFAULT_CLASSES = "dialog"
+    SCOPED_CSS = False  # DIALOG_CSS selects by the class, for every dialog alike
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(
@@ -65,7 +67,7 @@ class ChoiceDialog(ModalScreen[str | None]):
 
     def _options(self, needle: str) -> list[Option]:
         lowered = needle.lower()
-        return [Option(label, id=key) for key, label in self.choices if lowered in label.lower()]
+        return [Option(Content(label), id=key) for key, label in self.choices if lowered in label.lower()]
 
     @on(Input.Changed, "#dialog-filter")
     def _filter(self, event: Input.Changed) -> None:
@@ -103,6 +105,8 @@ class InfoDialog(ModalScreen[None]):
     """Markdown to read (session facts, keys); any of Escape, Enter or q closes it."""
 
     DEFAULT_CSS = DIALOG_CSS
+    DEFAULT_CLASSES = "dialog"
+    SCOPED_CSS = False  # DIALOG_CSS selects by the class, for every dialog alike
     BINDINGS = [
         Binding("escape", "close", "Close"),
         Binding("enter", "close", show=False),
@@ -128,6 +132,8 @@ class TextDialog(ModalScreen[str | None]):
     """One line of text (instructions, a name). Enter accepts, Escape cancels (None)."""
 
     DEFAULT_CSS = DIALOG_CSS
+    DEFAULT_CLASSES = "dialog"
+    SCOPED_CSS = False  # DIALOG_CSS selects by the class, for every dialog alike
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, *, placeholder: str = "", value: str = "") -> None:
