@@ -94,15 +94,20 @@ async def test_compact_command_summarises(tmp_path: Path) -> None:
         assert any(text.startswith("Compacted ") and "→" in text for text in texts)
 
 
+async def two_questions_then_tree(pilot: Any) -> TreeDialog:
+    await settle(pilot)
+    await submit(pilot, "first question")
+    await submit(pilot, "second question")
+    await submit(pilot, "/tree")
+    dialog = pilot.app.screen
+    assert isinstance(dialog, TreeDialog)
+    return dialog
+
+
 async def test_tree_moves_back_to_an_earlier_message(tmp_path: Path) -> None:
     app, _session, _ = make_chat_app(tmp_path, [ScriptedReply(text="one"), ScriptedReply(text="two")])
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await submit(pilot, "first question")
-        await submit(pilot, "second question")
-        await submit(pilot, "/tree")
-        dialog = app.screen
-        assert isinstance(dialog, TreeDialog)
+        dialog = await two_questions_then_tree(pilot)
         here = next(
             line for line in dialog.lines if line.is_leaf
         )  # the last reply: request records are hidden
@@ -129,12 +134,7 @@ async def test_tree_filters_and_labels_like_pi(tmp_path: Path) -> None:
 
     app, session, _ = make_chat_app(tmp_path, [ScriptedReply(text="one"), ScriptedReply(text="two")])
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await submit(pilot, "first question")
-        await submit(pilot, "second question")
-        await submit(pilot, "/tree")
-        dialog = app.screen
-        assert isinstance(dialog, TreeDialog)
+        dialog = await two_questions_then_tree(pilot)
 
         def shown() -> list[str]:
             return [str(option.prompt).strip() for option in dialog.query_one(OptionList).options]
