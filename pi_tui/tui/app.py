@@ -111,9 +111,9 @@ class PiTuiApp(ThemedApp[int]):
         self.sub_title = str(self.cwd)
         for problem in [*self.theme_problems, self._theme_warning]:
             if problem is not None:
-                self.notify(str(problem), severity="warning", timeout=10)
+                self.notify(str(problem), severity="warning", timeout=10, markup=False)
         for note in self.theme_notes:
-            self.notify(note, timeout=10)
+            self.notify(note, timeout=10, markup=False)
         self.query_one(SessionPreview).show_hint("Select a session to preview it.")
         self.load_sessions()
         if self.runtime is not None:
@@ -125,7 +125,7 @@ class PiTuiApp(ThemedApp[int]):
             )
             self.push_screen(chat, callback=lambda _: self.exit())
             for warning in self.startup_warnings:
-                self.notify(warning, severity="warning", timeout=8)
+                self.notify(warning, severity="warning", timeout=8, markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.START_PAGE_ACTIONS:
@@ -140,7 +140,7 @@ class PiTuiApp(ThemedApp[int]):
     @work(thread=True, group="save-theme", exit_on_error=False)
     def _save_theme(self, name: str) -> None:
         for problem in save_global_settings({"theme": name}):
-            deliver(self, self.notify, str(problem), severity="warning")
+            deliver(self, self.notify, str(problem), severity="warning", markup=False)
 
     def action_demo(self) -> None:
         """Offered on the start page: watch a scripted model work, offline, with every pane live."""

@@ -307,8 +307,8 @@ async def test_show_updates_cells_in_place(store: SessionStore, monkeypatch: pyt
         timeline.show(rows)
         await settle(pilot)
         assert added == []
-        assert table.get_cell(SECOND, "tokens") == "9,428 → 2,000 (-79%)"
-        assert table.get_cell(SECOND, "branch") == ""
+        assert str(table.get_cell(SECOND, "tokens")) == "9,428 → 2,000 (-79%)"
+        assert str(table.get_cell(SECOND, "branch")) == ""
         assert table.cursor_row == 1
         timeline.show(rows[:2])
         await settle(pilot)

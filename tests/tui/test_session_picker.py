@@ -232,11 +232,13 @@ async def test_picker_filters_named_renames_and_deletes_like_pis(
         await pilot.press("down", "ctrl+r")
         await settle(pilot)
         assert isinstance(app.screen, TextDialog)
-        await pilot.press(*"caching work", "enter")
+        await pilot.press(*"caching [wip]", "enter")
         await settle(pilot)
-        assert app.screen is picker and titles(browser) == ["parser", "caching work"]
+        assert app.screen is picker and titles(browser) == ["parser", "caching [wip]"]
         info = json.loads((folder / "bbbb2222.jsonl").read_text().splitlines()[-1])
-        assert (info["type"], info["name"]) == ("session_info", "caching work")
+        assert (info["type"], info["name"]) == ("session_info", "caching [wip]")
+        [named] = [n for n in app._notifications if n.message.startswith("Named")]
+        assert named.message == "Named 'caching [wip]'" and not named.markup  # shown as typed
 
         await pilot.press("up", "ctrl+d")  # the open session
         await settle(pilot)

@@ -162,7 +162,16 @@ async def test_a_growing_count_widens_its_column(tmp_path: Path) -> None:
         await settle(pilot)
         table = viewer.tool_list
         assert table.columns["lines"].get_render_width(table) >= len("200,001") + 2
-        assert table.get_cell("c-run", "lines") == "200,001"
+        assert str(table.get_cell("c-run", "lines")) == "200,001"
+
+
+async def test_arguments_that_look_like_markup_are_shown_as_typed(tmp_path: Path) -> None:
+    odd = call("c-odd", "ok", args='echo "[/]" [b]not bold[/b]')
+    async with ViewerApp([odd], opener(tmp_path / "none")).run_test(size=SIZE) as pilot:
+        await settle(pilot)  # a str cell would have failed the render: "[/]" closes nothing
+        table = viewer_of(pilot).tool_list
+        drawn = [table.render_line(y).text for y in range(3)]
+        assert any('echo "[/]" [b]not bold[/b]' in row for row in drawn)
 
 
 async def test_calls_handed_over_before_mount_are_listed(tmp_path: Path) -> None:

@@ -291,7 +291,9 @@ class ChatCommands(Screen[None]):
         except ExportError as error:
             await self.show_error(str(error))
             return
-        self.notify(f"Exported {result.format.upper()} ({result.bytes:,} bytes) to {result.path}")
+        self.notify(
+            f"Exported {result.format.upper()} ({result.bytes:,} bytes) to {result.path}", markup=False
+        )
 
     async def action_hotkeys(self, args: str = "") -> None:
         bindings = [*self.app.BINDINGS, *type(self).BINDINGS]

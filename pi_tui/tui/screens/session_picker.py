@@ -156,9 +156,9 @@ class SessionPicker(ModalScreen[str | None]):
         try:
             named = await asyncio.to_thread(rename_session_file, Path(row.key), name)
         except (ValueError, SessionError, OSError) as error:
-            self.notify(f"Not renamed: {error}", severity="error")
+            self.notify(f"Not renamed: {error}", severity="error", markup=False)
             return
-        self.notify(f"Named {named!r}")
+        self.notify(f"Named {named!r}", markup=False)
         self._list()
 
     def action_delete(self) -> None:
@@ -182,9 +182,9 @@ class SessionPicker(ModalScreen[str | None]):
         try:
             deletion = await asyncio.to_thread(delete_session_file, Path(row.key))
         except OSError as error:
-            self.notify(f"Not deleted: {error}", severity="error")
+            self.notify(f"Not deleted: {error}", severity="error", markup=False)
             return
-        self.notify(deletion.describe())
+        self.notify(deletion.describe(), markup=False)
         self._list()
 
     def action_cancel(self) -> None:

@@ -126,7 +126,7 @@ class TreeDialog(ModalScreen[str | None]):
                 return
             problem = self.save_label(entry_id, text)
             if problem is not None:
-                self.notify(problem, severity="error")
+                self.notify(problem, severity="error", markup=False)
             self._reload(keep=entry_id)
 
         self.app.push_screen(

@@ -138,14 +138,22 @@ class CompactionDetail(Vertical):
             widgets.append(Static("No differences to the previous summary.", classes="muted"))
         for section in data.diff:
             widgets.append(
-                Static(f"{section.heading} ({section.status})", classes=f"diff-heading -{section.status}")
+                Static(
+                    f"{section.heading} ({section.status})",
+                    classes=f"diff-heading -{section.status}",
+                    markup=False,
+                )
             )
             widgets += [
                 Static(line.text, classes=f"diff-line diff-{line.kind}", markup=False)
                 for line in section.lines
             ]
         if data.unchanged:
-            widgets.append(Static("Unchanged: " + ", ".join(data.unchanged), classes="muted diff-unchanged"))
+            widgets.append(
+                Static(
+                    "Unchanged: " + ", ".join(data.unchanged), classes="muted diff-unchanged", markup=False
+                )
+            )
         container = self.query_one("#diff-lines", VerticalScroll)
         container.remove_children()
         container.mount_all(widgets)
@@ -162,7 +170,9 @@ class CompactionDetail(Vertical):
         """Render the next compaction's preview (also refreshed alone, on request)."""
         widgets: list[Widget] = []
         if preview.unavailable is not None:
-            widgets.append(Static(f"No compaction possible: {preview.unavailable}", classes="muted"))
+            widgets.append(
+                Static(f"No compaction possible: {preview.unavailable}", classes="muted", markup=False)
+            )
         widgets += [
             Static(f"{name}: {value}", classes="preview-fact", markup=False) for name, value in preview.facts
         ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -77,14 +78,14 @@ class CompactionTimeline(Vertical):
         """The compaction under the table cursor."""
 
     def compose(self) -> ComposeResult:
-        table: DataTable[str] = DataTable(id="timeline-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[str | Text] = DataTable(id="timeline-table", cursor_type="row", zebra_stripes=True)
         for key, label in TIMELINE_COLUMNS:
             table.add_column(label, key=key)
         yield table
         yield CompactionDetail(id="compaction-detail")
 
     @property
-    def table(self) -> DataTable[str]:
+    def table(self) -> DataTable[str | Text]:
         return self.query_one("#timeline-table", DataTable)
 
     @property
@@ -107,11 +108,12 @@ class CompactionTimeline(Vertical):
         for row in rows:
             old = self._rows.get(row.compaction_id)
             if old is None:
-                table.add_row(*row.cells(), key=row.compaction_id)
+                # Text, not str: DataTable would read a model name with brackets as markup.
+                table.add_row(*map(Text, row.cells()), key=row.compaction_id)
             elif old != row:
                 for (column, _), new, before in zip(TIMELINE_COLUMNS, row.cells(), old.cells(), strict=True):
                     if new != before:
-                        table.update_cell(row.compaction_id, column, new, update_width=True)
+                        table.update_cell(row.compaction_id, column, Text(new), update_width=True)
             self._rows[row.compaction_id] = row
         if not rows:
             self.selected_id = None

@@ -159,9 +159,10 @@ class ContextInspector(Vertical):
         table = self.table
         for row in rows[start : start + FILL_BATCH]:
             count = Text(f"{row.tokens:,}", justify="right")
-            cells: list[str | Text] = (
-                [row.zone, row.name, count] if self._narrow else [row.zone, row.name, count, row.preview]
-            )
+            # Text, not str: DataTable reads a str as markup, and previews are the model's own text.
+            cells = [Text(row.zone), Text(row.name), count]
+            if not self._narrow:
+                cells.append(Text(row.preview))
             table.add_row(*cells, key=row.key)
         if cursor is not None and cursor in table.rows:
             table.move_cursor(row=table.get_row_index(cursor), animate=False)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.widgets import DataTable
@@ -75,7 +76,7 @@ def arrange(
     return shown
 
 
-class SessionBrowser(DataTable[str]):
+class SessionBrowser(DataTable[str | Text]):
     """Sessions, one row each; keeps every row it was given and shows the ones the search matches."""
 
     DEFAULT_CSS = """
@@ -162,7 +163,7 @@ class SessionBrowser(DataTable[str]):
                 row.modified.astimezone().strftime("%Y-%m-%d %H:%M"),
                 str(row.message_count),
                 row.source,
-                title,
+                Text(title),  # a name or first message, not markup (DataTable parses a str as markup)
                 key=row.key,
             )
         keys = [row.key for row in rows]

@@ -40,7 +40,7 @@ class SessionPreview(VerticalScroll):
 
     def show_hint(self, text: str) -> None:
         self.remove_children()
-        self.mount(Static(text, classes="preview-hint"))
+        self.mount(Static(text, classes="preview-hint", markup=False))
 
     def show(self, data: SessionPreviewData) -> None:
         self.remove_children()

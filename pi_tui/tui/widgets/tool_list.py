@@ -90,13 +90,15 @@ class ToolList(DataTable[str | Text]):
 
     def _cells(self, call: ToolCallInfo) -> tuple[str | Text, ...]:
         status = Text(call.status, style=self.get_component_rich_style(_STATUS_CLASS[call.status]))
+        # Cells are Text, never str: DataTable parses a str as markup, and a command such as
+        # `echo "[/]"` would fail the whole render.
         return (
-            call.name,
+            Text(call.name),
             status,
-            f"{call.lines:,}" if call.lines else "",
-            format_size(call.bytes) if call.bytes else "",
-            "yes" if call.truncated else "",
-            call.args_summary,
+            Text(f"{call.lines:,}" if call.lines else ""),
+            Text(format_size(call.bytes) if call.bytes else ""),
+            Text("yes" if call.truncated else ""),
+            Text(call.args_summary),
         )
 
     @on(DataTable.RowHighlighted)
