@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,15 @@ def test_chat_after_a_tool_call(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setattr(conversation, "clock", lambda: 100.0)
-    # The prompt names the README of the checkout; its path (and so its token count) varies by clone.
+    # The prompt names the README of the checkout, the project folder and the day; each varies by clone,
+    # by run (pytest numbers its temporary folders) and by date, and so would the prefix's token count.
     monkeypatch.setattr(resources, "package_readme_path", lambda: Path("/opt/pi-tui/README.md"))
+    build = resources.build_system_prompt
+
+    def fixed_place_and_day(**fields: Any) -> Any:
+        return build(**{**fields, "cwd": PROJECT, "date": datetime.date(2026, 1, 15)})
+
+    monkeypatch.setattr(resources, "build_system_prompt", fixed_place_and_day)
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "todo.md").write_text("- write the parser\n- add tests\n- ship it\n")
     replies = [
