@@ -10,7 +10,7 @@ there is.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from pi_tui.ai.messages import (
     AgentMessage,
@@ -24,10 +24,15 @@ from pi_tui.ai.messages import (
 )
 
 
-def text_rows(text: str, width: int) -> int:
-    """Rows `text` takes wrapped at `width` columns, counting a wrapped line by its length alone."""
+def wrapped_rows(lines: Iterable[str], width: int) -> int:
+    """Rows `lines` take wrapped at `width` columns, counting a wrapped line by its length alone."""
     width = max(1, width)
-    return sum(max(1, -(-len(line) // width)) for line in text.split("\n")) if text else 0
+    return sum(max(1, -(-len(line) // width)) for line in lines)
+
+
+def text_rows(text: str, width: int) -> int:
+    """Rows plain `text` takes at `width` columns, every line break kept."""
+    return wrapped_rows(text.split("\n"), width) if text else 0
 
 
 _BLOCK_START = re.compile(r"([-*+>|#]|\d+[.)])(\s|$)|\|")
@@ -63,8 +68,7 @@ def markdown_lines(text: str) -> list[str]:
 
 
 def markdown_rows(text: str, width: int) -> int:
-    width = max(1, width)
-    return sum(max(1, -(-len(line) // width)) for line in markdown_lines(text))
+    return wrapped_rows(markdown_lines(text), width)
 
 
 def estimated_rows(message: AgentMessage, width: int) -> int:
