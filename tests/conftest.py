@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,15 +15,27 @@ _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-# Fixtures live in `shared/` beside the checkout (a fresh clone in CI has a copy there too).
-PI_FIXTURES = _ROOT.parent / "shared" / "fixtures"
+from tests.support.clocks import clock_started_at  # noqa: E402
+
+if os.environ.get("PI_TUI_TEST_FRESH_BOOT") == "1":
+    # The whole suite as on a machine booted a moment ago (see README, Development).
+    time.monotonic = clock_started_at(0.05)
+
+# Files written by the real pi, kept byte-identical inside the repository (see tests/fixtures/README.md).
+PI_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture
 def pi_fixtures() -> Path:
-    """The folder of files written by the real pi (`pi-sessions/`, `pi-contexts/`, README.md)."""
+    """The folder of files written by the real pi (`pi-sessions/`, `pi-contexts/`, `pi-requests/`)."""
     assert PI_FIXTURES.is_dir(), f"pi fixtures not found at {PI_FIXTURES}"
     return PI_FIXTURES
+
+
+@pytest.fixture
+def freshly_booted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`time.monotonic()` reads 0.2 s, as on a machine that has just booted."""
+    monkeypatch.setattr(time, "monotonic", clock_started_at(0.2))
 
 
 @pytest.fixture(autouse=True)

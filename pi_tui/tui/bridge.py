@@ -66,6 +66,9 @@ class EventBridge:
         self._target = target
         self._pending: list[AnyEvent] = []
         self._unsubscribe: Callable[[], None] | None = None
+        self.posted_batches = 0
+        self.applied_batches = 0
+        """Batches the target has finished applying; it says so through `applied`."""
 
     def collect(self, event: AnyEvent) -> None:
         self._pending.append(event)
@@ -84,4 +87,13 @@ class EventBridge:
         if not self._pending:
             return
         batch, self._pending = coalesce(self._pending), []
+        self.posted_batches += 1
         self._target.post_message(SessionEvents(batch))
+
+    def applied(self) -> None:
+        self.applied_batches += 1
+
+    @property
+    def caught_up(self) -> bool:
+        """Every event collected so far has been applied by the target (nothing waits for a frame)."""
+        return not self._pending and self.applied_batches == self.posted_batches

@@ -18,6 +18,7 @@ from pi_tui.ai.messages import (
     UserMessage,
     user_text,
 )
+from tests.support.waiting import until
 
 from .fakes import MODEL, EchoTool, FakeStream, Reply, SleepTool, call, user
 
@@ -102,9 +103,8 @@ async def test_prompt_while_running_raises() -> None:
         Reply(tool_calls=[call("c1", "sleep", ms=50)]), Reply(text="ok"), tools=[SleepTool()]
     )
     run = asyncio.create_task(agent.prompt("first"))
-    await asyncio.sleep(0.01)
+    await until(lambda: agent.state.is_streaming)
 
-    assert agent.state.is_streaming
     with pytest.raises(AgentStateError, match=r"steer\(\) or follow_up\(\)"):
         await agent.prompt("second")
     with pytest.raises(AgentStateError, match="already processing"):

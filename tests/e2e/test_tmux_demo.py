@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.waiting import until_sync
+
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 WIDTH, HEIGHT = 160, 48
@@ -65,15 +67,15 @@ def test_demo_plays_and_every_pane_answers(demo_session: str) -> None:
 
     # Text and Enter go separately: in one burst the terminal may deliver Enter as part of a paste.
     subprocess.run(["tmux", "send-keys", "-t", demo_session, "-l", "/session"], check=True)
-    time.sleep(0.5)
+    wait_for(demo_session, "/session")
     subprocess.run(["tmux", "send-keys", "-t", demo_session, "Enter"], check=True)
     wait_for(demo_session, "userMessages")
     subprocess.run(["tmux", "send-keys", "-t", demo_session, "Escape"], check=True)
 
     subprocess.run(["tmux", "send-keys", "-t", demo_session, "C-q"], check=True)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+
+    def quit_app() -> bool:
         alive = subprocess.run(["tmux", "has-session", "-t", demo_session], capture_output=True)
-        if alive.returncode != 0 or "pi-tui" not in capture(demo_session):
-            return
-        time.sleep(0.3)
+        return alive.returncode != 0 or "pi-tui" not in capture(demo_session)
+
+    until_sync(quit_app, timeout=10, interval=0.3, what="pi-tui to quit on ctrl+q")

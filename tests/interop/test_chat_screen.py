@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from pi_tui.ai.messages import AssistantMessage, CompactionSummaryMessage, UserMessage, user_text
@@ -69,7 +68,6 @@ async def test_chat_screen_shows_a_pi_session_and_continues_it(
 
         await pilot.press(*"and now?", "enter")
         await runtime.session.wait_for_idle()
-        await asyncio.sleep(0.1)
         await settle(pilot)
         assert [type(block) for block in app.screen.query_one(ConversationView).children][-2:] == [
             UserBlock,

@@ -23,6 +23,7 @@ from pi_tui.session.store import SessionStore
 from pi_tui.session.tree_navigation import TreeNavigationError
 from tests.session.test_agent_session_controls import PLAIN, make_session, read_call, record, write_models
 from tests.support.openai_server import ErrorReply, OpenAIServer, StreamReply, chunk, text_reply
+from tests.support.waiting import until
 
 
 async def two_branches(server: OpenAIServer, tmp_path: Path) -> tuple[AgentSession, list[MessageEntry]]:
@@ -201,10 +202,7 @@ async def test_aborting_the_summary_cancels_the_navigation(
     openai_server.enqueue(StreamReply([chunk(content="partial")], stall_after=1))
 
     async def abort_once_requested() -> None:
-        for _ in range(500):
-            if len(openai_server.requests) == 4:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: len(openai_server.requests) == 4)
         session.abort()
 
     result, _ = await asyncio.wait_for(

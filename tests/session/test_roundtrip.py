@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from pi_tui.ai.messages import (
@@ -23,6 +22,7 @@ from pi_tui.session.entries import entry_line
 from pi_tui.session.loader import read_session_file
 from pi_tui.session.store import SessionStore
 from tests.support.json_canon import canonical
+from tests.support.waiting import until_sync
 
 
 def _write_full_session(root: Path) -> SessionStore:
@@ -103,9 +103,7 @@ def test_kill_9_loses_at_most_the_entry_being_written(tmp_path: Path) -> None:
     )
     assert process.stdout is not None
     path = Path(process.stdout.readline().strip())
-    deadline = time.monotonic() + 10
-    while path.stat().st_size < 200_000 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until_sync(lambda: path.stat().st_size >= 200_000, what="the writer to write 200 kB")
     process.send_signal(signal.SIGKILL)
     process.wait()
     loaded = read_session_file(path)

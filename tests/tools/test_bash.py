@@ -14,6 +14,7 @@ import pytest
 from pi_tui.agent.tool import ToolResult
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.bash import BashParams, BashTool
+from tests.support.waiting import until
 
 
 async def run(tool: BashTool, command: str, **kwargs: object) -> ToolResult:
@@ -72,19 +73,12 @@ async def test_abort_kills_the_whole_group(tool: BashTool, tmp_path: Path) -> No
     command = f"bash -c 'trap \"\" TERM INT; echo $$ > {pid_file}; sleep 30' & sleep 30"
     signal = AbortSignal()
     task = asyncio.create_task(run(tool, command, signal=signal))
-    for _ in range(100):
-        if pid_file.exists() and pid_file.read_text().strip():
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: pid_file.exists() and pid_file.read_text().strip())
     child = int(pid_file.read_text())
     signal.abort()
     result = await asyncio.wait_for(task, 5)
     assert result.is_error and result.text_content == "Command aborted"
-    for _ in range(100):
-        if process_gone(child):
-            break
-        await asyncio.sleep(0.02)
-    assert process_gone(child)
+    await until(lambda: process_gone(child))
 
 
 async def test_already_aborted(tool: BashTool) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from pi_tui.tools.output_pipeline import OutputPipeline
 from pi_tui.tools.shell_run import ShellStartError, kill_group, resolve_shell, run_shell
+from tests.support.waiting import until
 
 
 async def test_exit_code_and_output(tmp_path: Path) -> None:
@@ -24,14 +25,15 @@ async def test_killed_by_signal_reports_no_exit_code(tmp_path: Path) -> None:
 
 async def test_cancelling_the_task_kills_the_group(tmp_path: Path) -> None:
     marker = tmp_path / "late"
+    pipeline = OutputPipeline()
     task = asyncio.create_task(
-        run_shell(f"sleep 0.5; touch {marker}", cwd=str(tmp_path), pipeline=OutputPipeline())
+        run_shell(f"echo started; sleep 0.5; touch {marker}", cwd=str(tmp_path), pipeline=pipeline)
     )
-    await asyncio.sleep(0.1)
+    await until(lambda: pipeline.raw_bytes > 0, what="the shell to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await asyncio.sleep(0.7)
+    await asyncio.sleep(0.7)  # what is tested: the touch would have run by now had the group survived
     assert not marker.exists()
 
 

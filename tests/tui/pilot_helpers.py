@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
+from tests.support.waiting import until
+
 MAX_ROUNDS = 10
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Wait for every worker; an exclusive worker replaced by a newer one counts as done."""
+    """Wait until every session event is on screen and every worker ended (an exclusive worker replaced
+    by a newer one counts as done)."""
+    await until(
+        lambda: all(getattr(screen, "caught_up", True) for screen in pilot.app.screen_stack),
+        pilot=pilot,
+        what="the chat screen to apply every session event",
+    )
     for _ in range(MAX_ROUNDS):
         try:
             await pilot.app.workers.wait_for_complete()
@@ -29,6 +36,6 @@ async def submit(pilot: Pilot[Any], text: str) -> None:
     # Long texts are put in the editor directly: typing them key by key would take minutes.
     pilot.app.screen.query_one(PromptArea).text = text
     await pilot.press("enter")
-    await asyncio.sleep(0.05)
+    await settle(pilot)  # the prompt runs in a worker: it has ended here
     await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
     await settle(pilot)

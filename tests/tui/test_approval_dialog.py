@@ -14,6 +14,7 @@ from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
 from pi_tui.config.settings import Settings
 from pi_tui.session.approval import user_denied_text
 from pi_tui.tui.screens.approval_dialog import ApprovalDialog, call_details
+from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
 from .pilot_helpers import settle
@@ -32,11 +33,9 @@ def edit_call(path: str, old: str, new: str) -> ScriptedToolCall:
 
 
 async def next_dialog(app: Any) -> ApprovalDialog:
-    for _ in range(200):
-        if isinstance(app.screen, ApprovalDialog):
-            return app.screen
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"no approval dialog; screen is {app.screen!r}")
+    await until(lambda: isinstance(app.screen, ApprovalDialog), what="the approval dialog")
+    assert isinstance(app.screen, ApprovalDialog)
+    return app.screen
 
 
 def body_text(dialog: ApprovalDialog) -> str:

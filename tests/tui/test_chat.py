@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
 from textual.widgets import Markdown, Static
 
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
 from pi_tui.tui.app import PiTuiApp
+from pi_tui.tui.screens import chat as chat_screen
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.status_footer import format_tokens
+from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
 from .pilot_helpers import settle
@@ -23,7 +26,6 @@ SIZE = (120, 40)
 
 async def wait_idle(app: object, session: object, pilot: object) -> None:
     await session.wait_for_idle()  # type: ignore[attr-defined]
-    await asyncio.sleep(0.1)
     await settle(pilot)  # type: ignore[arg-type]
 
 
@@ -64,8 +66,7 @@ async def test_escape_aborts_and_returns_queued_text(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press(*"first", "enter")
-        await asyncio.sleep(0.2)
-        assert session.is_running
+        await until(lambda: session.is_running)
         await pilot.press(*"steer me", "enter")
         assert session.agent.has_queued_messages()
         await pilot.press("escape")
@@ -75,6 +76,20 @@ async def test_escape_aborts_and_returns_queued_text(tmp_path: Path) -> None:
         assert last is not None and last.stop_reason == "aborted"
         assert app.screen.query_one(PromptArea).text == "steer me"
         assert any("Aborted." in str(widget.render()) for widget in app.screen.query(Static))
+
+
+async def test_one_escape_right_after_boot_does_not_open_the_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc twice within half a second opens the tree; the first Esc of a run is never a second one, even
+    when the monotonic clock (time since boot) still reads under half a second."""
+    monkeypatch.setattr(chat_screen, "time", SimpleNamespace(monotonic=lambda: 0.3))
+    app, _session, _ = make_chat_app(tmp_path, [])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen)
 
 
 async def test_history_walks_with_up_and_down(tmp_path: Path) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
+from textual.command import CommandList
 from textual.widgets import Input, Label, OptionList
 
 from pi_tui.ai.scripted import ScriptedReply
@@ -17,11 +17,25 @@ from pi_tui.tui.slash_commands import completions, parse_slash_command
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
 from .pilot_helpers import settle, submit
 
 SIZE = (120, 40)
+
+
+def palette_highlight(app: Any) -> str:
+    """The command palette's highlighted entry ('' while it is still searching)."""
+    commands = app.screen.query(CommandList)
+    if not commands or commands.first().highlighted is None:
+        return ""
+    command_list = commands.first()
+    return str(command_list.get_option_at_index(command_list.highlighted).prompt)
+
+
+def has_compaction(session: Any) -> bool:
+    return any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
 
 
 def chat(app: Any) -> ChatScreen:
@@ -58,10 +72,7 @@ async def test_user_shell_command_is_shown_and_recorded(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press(*"!echo from-the-shell", "enter")
-        for _ in range(100):
-            if not session.is_bash_running and session.store.entries:
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: not session.is_bash_running and session.store.entries)
         await settle(pilot)
         block = chat(app).query_one(ToolCallBlock)
         assert block.tool_name == "!" and "echo from-the-shell" in block.summary
@@ -75,10 +86,7 @@ async def two_turns_then_compact(pilot: Any, session: Any) -> None:
     await submit(pilot, "first " * 300)
     await submit(pilot, "second " * 300)
     await submit(pilot, "/compact")
-    for _ in range(100):
-        if not session.is_compacting and any(isinstance(e, CompactionEntry) for e in session.store.entries):
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: not session.is_compacting and has_compaction(session))
     await settle(pilot)
 
 
@@ -121,10 +129,9 @@ async def test_tree_moves_back_to_an_earlier_message(tmp_path: Path) -> None:
         assert isinstance(summary_dialog, ChoiceDialog)
         await pilot.press("enter")  # No summary
         await settle(pilot)
-        await asyncio.sleep(0.1)
+        await until(lambda: chat(app).query_one(PromptArea).text == "second question")
         await settle(pilot)
         screen = chat(app)
-        assert screen.query_one(PromptArea).text == "second question"
         kinds = [type(child) for child in screen.query_one(ConversationView).children]
         assert kinds == [UserBlock, AssistantBlock]
 
@@ -196,13 +203,10 @@ async def test_command_palette_lists_slash_commands(tmp_path: Path) -> None:
         await pilot.press("ctrl+p")
         await settle(pilot)
         await pilot.press(*"/hotkeys")
-        await asyncio.sleep(0.5)
+        await until(lambda: "/hotkeys" in palette_highlight(app), what="/hotkeys highlighted in the palette")
         await settle(pilot)
         await pilot.press("enter")
-        for _ in range(40):
-            if isinstance(app.screen, InfoDialog):
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: isinstance(app.screen, InfoDialog))
         assert isinstance(app.screen, InfoDialog) and "/compact" in app.screen.markdown
 
 
@@ -224,11 +228,7 @@ async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Pa
         chat(app).confirm_seconds = 60
         chat(app).query_one(PromptArea).text = "one"
         await pilot.press("enter")
-        for _ in range(60):
-            if isinstance(app.screen, ConfirmCompactionDialog):
-                break
-            await asyncio.sleep(0.05)
-        assert isinstance(app.screen, ConfirmCompactionDialog)
+        await until(lambda: isinstance(app.screen, ConfirmCompactionDialog))
         await pilot.press("escape")
         await session.wait_for_idle()
         await settle(pilot)
@@ -237,11 +237,7 @@ async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Pa
         chat(app).confirm_seconds = 0.3
         chat(app).query_one(PromptArea).text = "two"
         await pilot.press("enter")
-        for _ in range(200):
-            if any(isinstance(entry, CompactionEntry) for entry in session.store.entries):
-                break
-            await asyncio.sleep(0.05)
-        assert any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
+        await until(lambda: has_compaction(session))
 
 
 async def test_f11_maximises_the_conversation_and_restores(tmp_path: Path) -> None:

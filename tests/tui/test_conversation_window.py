@@ -3,13 +3,10 @@ are mounted on request, oldest last."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.pilot import Pilot
 
 from pi_tui.ai.messages import (
     AgentMessage,
@@ -23,6 +20,7 @@ from pi_tui.tui.widgets import conversation
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, EarlierMessages, ToolCallBlock, UserBlock
 from pi_tui.tui.widgets.parked_markdown import markdown_source
+from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
 from .pilot_helpers import settle
@@ -120,7 +118,7 @@ async def test_the_first_frame_waits_only_for_the_newest_screens_and_the_page_fo
         # 1.5 screens of 40 rows: the newest reply (59 estimated rows) and its question.
         assert shown_replies(view) == ["answer 9"]
         assert marker_count(view) == 18
-        await _until(pilot, lambda: marker_count(view) < 18)
+        await until(lambda: marker_count(view) < 18, pilot=pilot)
         assert shown_replies(view) == [f"answer {turn}" for turn in range(4, 10)]
         assert marker_count(view) == 8
         assert view.is_vertical_scroll_end  # mounted out of sight: the view did not move
@@ -134,20 +132,12 @@ async def test_no_top_up_once_the_user_scrolled_away_or_another_transcript_repla
         await pilot.pause()
         await view.show_transcript(long_replies(10))
         view.scroll_home(animate=False, immediate=True)
-        await pilot.pause(0.2)
+        await pilot.pause(0.2)  # a check for absence: the top-up, due after the next frame, would have run
         assert shown_replies(view) == ["answer 9"] and marker_count(view) == 18
 
         await view.show_transcript(long_replies(4, tag="first"))  # would top up 6 messages
         await view.show_transcript(long_replies(10, tag="second"))  # before the first one's frame
-        await _until(pilot, lambda: marker_count(view) < 18)
-        await pilot.pause(0.2)
+        await until(lambda: marker_count(view) < 18, pilot=pilot)
+        await pilot.pause(0.2)  # a check for absence: the first transcript's top-up would have run
         assert shown_replies(view) == [f"second {turn}" for turn in range(4, 10)]
         assert marker_count(view) == 8
-
-
-async def _until(pilot: Pilot[Any], condition: Callable[[], bool]) -> None:
-    for _ in range(100):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the conversation never got there")

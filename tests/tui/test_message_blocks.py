@@ -19,9 +19,12 @@ def tail_of(app: App[None]) -> str:
     return str(app.query_one(ToolCallBlock).query(Static)[1].render())
 
 
+@pytest.mark.parametrize("uptime", ["real clock", "clock near zero"])
 async def test_live_output_waits_for_its_redraw_and_the_final_result_does_not(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, uptime: str
 ) -> None:
+    if uptime == "clock near zero":
+        request.getfixturevalue("freshly_booted")
     monkeypatch.setattr(message_blocks, "LIVE_OUTPUT_SECONDS", 3600.0)  # no redraw falls due in this test
     app = BlockHost()
     async with app.run_test(size=(80, 20)) as pilot:

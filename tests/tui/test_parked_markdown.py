@@ -3,7 +3,6 @@ rows on screen wherever the user scrolls, and a rebuild when the width changes."
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from pi_tui.tui.widgets import message_blocks, parked_markdown
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock
 from pi_tui.tui.widgets.parked_markdown import ParkedMarkdown, markdown_source
+from tests.support.waiting import until
 
 REPLY = "".join(
     f"## Step {n}\n\nThe module `m{n}.py` reads the cache and **checks** every entry.\n\n"
@@ -27,6 +27,7 @@ REPLY = "".join(
     f"Done with step {n}.\n\n"
     for n in range(1, 25)
 )
+
 SIZE = (70, 20)
 
 
@@ -39,14 +40,6 @@ def _message(text: str) -> AssistantMessage:
 class ConversationHost(ThemedApp[None]):
     def compose(self) -> ComposeResult:
         yield ConversationView()
-
-
-async def _until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 60) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the conversation never got there")
 
 
 def _rows(app: ConversationHost) -> list[list[tuple[str, str]]]:
@@ -68,7 +61,7 @@ async def _stream(pilot: Pilot[Any], conversation: ConversationView) -> Assistan
 async def _stream_and_park(pilot: Pilot[Any], conversation: ConversationView) -> AssistantBlock:
     """The reply streamed, then left until at least three of its segments are parked."""
     block = await _stream(pilot, conversation)
-    await _until(pilot, lambda: _parked(conversation) >= 3)
+    await until(lambda: _parked(conversation) >= 3, pilot=pilot)
     await pilot.pause()
     return block
 
@@ -86,7 +79,8 @@ async def _reference(size: tuple[int, int], scroll_home: bool) -> tuple[int, lis
         await _stream(pilot, conversation)
         if scroll_home:
             conversation.scroll_home(animate=False)
-        await pilot.pause(0.2)
+            await until(lambda: conversation.scroll_offset.y == 0, pilot=pilot)
+        await pilot.pause()
         await pilot.pause()
         return conversation.virtual_size.height, _rows(app)
 
@@ -107,11 +101,13 @@ async def test_far_segments_are_parked_without_moving_anything() -> None:
         height, rows = conversation.virtual_size.height, _rows(app)
         # Scrolled back to the top, the first segments are rebuilt and draw exactly as before.
         conversation.scroll_home(animate=False)
-        await _until(pilot, lambda: not block.children or not isinstance(block.children[0], ParkedMarkdown))
+        await until(
+            lambda: not block.children or not isinstance(block.children[0], ParkedMarkdown), pilot=pilot
+        )
         await pilot.pause()
         top_rows = _rows(app)
         assert markdown_source(block) == REPLY
-        await _until(pilot, lambda: isinstance(block.children[-1], ParkedMarkdown))  # now far away
+        await until(lambda: isinstance(block.children[-1], ParkedMarkdown), pilot=pilot)  # now far away
         assert markdown_source(block) == REPLY
     assert (height, rows) == await _reference(SIZE, scroll_home=False)
     assert top_rows == (await _reference(SIZE, scroll_home=True))[1]
@@ -137,15 +133,15 @@ async def test_a_width_change_rebuilds_parked_segments_at_their_new_height() -> 
     async with app.run_test(size=SIZE) as pilot:
         conversation = app.query_one(ConversationView)
         await _stream(pilot, conversation)
-        await _until(pilot, lambda: _parked(conversation) >= 3)
+        await until(lambda: _parked(conversation) >= 3, pilot=pilot)
         widths = {parked.parked_size.width for parked in conversation.query(ParkedMarkdown)}
         await pilot.resize_terminal(50, SIZE[1])
-        await _until(
-            pilot,
+        await until(
             lambda: (
                 _parked(conversation) >= 3
                 and all(p.parked_size.width not in widths for p in conversation.query(ParkedMarkdown))
             ),
+            pilot=pilot,
         )
         await pilot.pause()
         height = conversation.virtual_size.height

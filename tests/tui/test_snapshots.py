@@ -47,7 +47,6 @@ def chat_run(prompt: str) -> Any:
         await settle(pilot)
         await pilot.press(*prompt, "enter")
         await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
-        await pilot.pause(0.2)
         await settle(pilot)
         # The inspector refreshes in a worker after each event; end on one known refresh and row.
         screen = pilot.app.screen
@@ -57,8 +56,10 @@ def chat_run(prompt: str) -> Any:
         await settle(pilot)
         # A focused editor's cursor blinks, and a snapshot may catch either phase.
         screen.set_focus(None)
-        pilot.app.screen.query_one(ConversationView).scroll_end(animate=False, immediate=True)
-        await pilot.pause(0.2)
+        conversation = pilot.app.screen.query_one(ConversationView)
+        conversation.scroll_end(animate=False, immediate=True)
+        await pilot.pause()  # immediate: the scroll is applied already; this waits for its repaint
+        await pilot.pause()
 
     return run
 

@@ -20,6 +20,7 @@ from pi_tui.tui.tool_calls import LineRange, ToolCallInfo
 from pi_tui.tui.widgets.line_view import LineView
 from pi_tui.tui.widgets.tool_list import ToolList
 from pi_tui.tui.widgets.tool_output_viewer import SpillOpener, ToolOutputViewer
+from tests.support.waiting import until
 
 from .pilot_helpers import settle
 
@@ -350,10 +351,7 @@ async def test_a_200k_line_file_shows_its_first_screen_before_indexing_ends(
         viewer.select("c-seq")
         await pilot.press("t")
         reader = readers[0]
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if viewer.line_view.cached_line_count:
-                break
+        await until(lambda: viewer.line_view.cached_line_count, pilot=pilot)
         assert not reader.index_complete
         assert 0 < viewer.line_view.line_count < 200_001
         assert visible_text(viewer.line_view)[0].split() == ["1", "1"]

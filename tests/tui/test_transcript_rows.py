@@ -19,6 +19,7 @@ from pi_tui.ai.messages import (
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock
 from pi_tui.tui.widgets.transcript_rows import estimated_rows, markdown_lines, newest_filling, text_rows
+from tests.support.waiting import until
 
 STEPS = "".join(
     f"## Step {n}\n\nThe module `m{n}.py` reads the cache,\nthen checks every entry against the limits.\n\n"
@@ -93,7 +94,9 @@ async def test_the_estimate_never_exceeds_the_rows_drawn(width: int) -> None:
         view = app.query_one(ConversationView)
         messages = [AssistantMessage(content=[TextContent(text=text)]) for text in SAMPLES]
         await view.show_transcript(messages)
-        await pilot.pause(0.3)
+        await until(lambda: len(view.query_children(AssistantBlock)) == len(messages), pilot=pilot)
+        await pilot.pause()
+        await pilot.pause()
         columns = view.scrollable_content_region.width
         for block, message in zip(view.query_children(AssistantBlock), messages, strict=True):
             estimate = estimated_rows(message, columns)

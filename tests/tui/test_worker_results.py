@@ -11,6 +11,7 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from pi_tui.tui.worker_results import deliver, is_closing
+from tests.support.waiting import until
 
 
 class Pane(Screen[None]):
@@ -30,12 +31,8 @@ class Host(App[None]):
 
     async def settle(self, pilot: Pilot[None]) -> None:
         """Until every worker ended (exit_on_error: one that raised fails the app) and its result ran."""
-        for _ in range(200):
-            if all(worker.is_finished for worker in self.started):
-                break
-            await pilot.pause(0.02)
+        await until(lambda: all(worker.is_finished for worker in self.started), pilot=pilot)
         await pilot.pause()
-        assert all(worker.is_finished for worker in self.started)
 
     def work_for(self, pane: Pane, text: str, *, group: str = "default") -> None:
         def work() -> None:

@@ -109,7 +109,8 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         self.first_paint = threading.Event()
         """Set once the opened session is on screen: workers that build secondary data wait for it, so
         they do not hold the GIL while the first frame is being made."""
-        self._last_escape = 0.0
+        self._last_escape: float | None = None
+        """When Esc was last pressed; None when the next press starts afresh."""
         self.confirm_seconds: float = COUNTDOWN_SECONDS
 
     def compose(self) -> ComposeResult:
@@ -206,7 +207,18 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
 
     # --- session events ---------------------------------------------------------------------------
 
+    @property
+    def caught_up(self) -> bool:
+        """Every session event so far is on screen (or failed trying): nothing waits in the bridge."""
+        return self._bridge.caught_up
+
     async def on_session_events(self, message: SessionEvents) -> None:
+        try:
+            await self._apply_session_events(message)
+        finally:
+            self._bridge.applied()
+
+    async def _apply_session_events(self, message: SessionEvents) -> None:
         conversation = self.query_one(ConversationView)
         await conversation.apply(message.events)
         kinds = {event.type for event in message.events}
@@ -333,8 +345,9 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         session.abort()
         now = time.monotonic()
         editor_empty = not self.query_one(PromptArea).text.strip()
-        if not busy and editor_empty and now - self._last_escape < DOUBLE_ESCAPE_SECONDS:
-            self._last_escape = 0.0
+        last = self._last_escape
+        if not busy and editor_empty and last is not None and now - last < DOUBLE_ESCAPE_SECONDS:
+            self._last_escape = None
             await self.action_tree()
             return
         self._last_escape = now

@@ -260,7 +260,9 @@ class ToolCallBlock(Vertical, can_focus=True):
         self._status = "running"
         self._ready = False
         """Set once on_mount runs: output handed over before that is rendered then."""
-        self._drawn_at = 0.0
+        self._drawn_at: float | None = None
+        """When live output was last drawn; None until the first draw (a monotonic clock may start near
+        zero on a freshly booted machine, so no number means "never")."""
         self._redraw: Timer | None = None
         self._shown_parts: tuple[str, str, str] | None = None
 
@@ -286,7 +288,8 @@ class ToolCallBlock(Vertical, can_focus=True):
         if not live:
             self._render_parts()
         elif self._redraw is None:
-            wait = self._drawn_at + LIVE_OUTPUT_SECONDS - time.monotonic()
+            drawn_at = self._drawn_at
+            wait = 0.0 if drawn_at is None else drawn_at + LIVE_OUTPUT_SECONDS - time.monotonic()
             if wait <= 0 or not self._ready:
                 self._live_redraw()
             else:
