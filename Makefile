@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench fmt e2e clean demo
+.PHONY: run test test-shuffled lint bench fmt e2e clean demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/pytest
+
+# The same suite in a random order (the seed is printed; rerun one with -p randomly -p "randomly_seed=N").
+test-shuffled: $(STAMP)
+	$(BIN)/pytest -p randomly
 
 fmt: $(STAMP)
 	$(BIN)/ruff format pi_tui tests bench

@@ -17,6 +17,11 @@ if str(_ROOT) not in sys.path:
 
 from tests.support.clocks import clock_started_at  # noqa: E402
 
+# pytest-xdist workers (and some shells) export COLUMNS/LINES; they override a terminal's real size in
+# every program started from a test (Textual asks shutil.get_terminal_size), so tmux tests drew at 80x24.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 if os.environ.get("PI_TUI_TEST_FRESH_BOOT") == "1":
     # The whole suite as on a machine booted a moment ago (see README, Development).
     time.monotonic = clock_started_at(0.05)

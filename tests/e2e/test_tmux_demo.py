@@ -35,7 +35,12 @@ def wait_for(session: str, text: str, timeout: float = 45.0) -> str:
         if text in screen:
             return screen
         time.sleep(0.3)
-    raise AssertionError(f"{text!r} did not appear; the screen was:\n{screen}")
+    size = subprocess.run(
+        ["tmux", "display", "-p", "-t", session, "#{window_width}x#{window_height}"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    raise AssertionError(f"{text!r} did not appear; the {size} screen was:\n{screen}")
 
 
 @pytest.fixture
@@ -65,9 +70,10 @@ def test_demo_plays_and_every_pane_answers(demo_session: str) -> None:
     subprocess.run(["tmux", "send-keys", "-t", demo_session, "F4"], check=True)
     assert "threshold" in wait_for(demo_session, "Tokens before")
 
-    # Text and Enter go separately: in one burst the terminal may deliver Enter as part of a paste.
+    # Text and Enter go separately: in one burst the terminal may deliver Enter as part of a paste. Enter
+    # waits for the completion list, which would otherwise open under it and take it.
     subprocess.run(["tmux", "send-keys", "-t", demo_session, "-l", "/session"], check=True)
-    wait_for(demo_session, "/session")
+    wait_for(demo_session, "Session file, id")
     subprocess.run(["tmux", "send-keys", "-t", demo_session, "Enter"], check=True)
     wait_for(demo_session, "userMessages")
     subprocess.run(["tmux", "send-keys", "-t", demo_session, "Escape"], check=True)
