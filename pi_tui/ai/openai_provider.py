@@ -18,25 +18,19 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
-from urllib.parse import urlparse
 
 from pi_tui.ai.abort import AbortSignal
-from pi_tui.ai.convert import transform_messages
+from pi_tui.ai.chat_request import ProviderRequest, build_chat_request
 from pi_tui.ai.messages import AssistantMessage, ModelPrices
 from pi_tui.ai.openai_chunks import ReplyAssembler, map_finish_reason
 from pi_tui.ai.openai_errors import describe_error
-from pi_tui.ai.openai_messages import to_openai_messages, to_openai_tools
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
 from pi_tui.config.model_config import ModelConfig
 
 ABORTED_MESSAGE = "Request was aborted."
 STREAM_ENDED_EARLY = "stream ended without finish_reason"
-OUTPUT_TOKEN_CAP = 32_000
 NO_API_KEY = "no-api-key"
 """Sent when no key is configured: local servers ignore it; hosted ones answer 401."""
-# OpenAI itself wants `max_completion_tokens` (reasoning models reject `max_tokens`); many
-# compatible servers only know `max_tokens`.
-MAX_COMPLETION_TOKENS_HOSTS = frozenset({"api.openai.com"})
 _CLOSE_GRACE_S = 1.0
 
 T = TypeVar("T")
@@ -48,25 +42,6 @@ class _Aborted(Exception):
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def request_params(model: ModelConfig, context: LlmContext, options: StreamOptions) -> dict[str, Any]:
-    """The request body (without credentials); pure, so tests and the inspector can show it."""
-    messages = transform_messages(context.messages, model)
-    params: dict[str, Any] = {
-        "model": model.id,
-        "messages": to_openai_messages(context.system_prompt, messages),
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-    max_tokens = options.max_tokens or min(model.max_tokens, OUTPUT_TOKEN_CAP)
-    host = urlparse(model.base_url).hostname or ""
-    params["max_completion_tokens" if host in MAX_COMPLETION_TOKENS_HOSTS else "max_tokens"] = max_tokens
-    if context.tools:
-        params["tools"] = to_openai_tools(context.tools)
-    if model.reasoning and options.reasoning and options.reasoning != "off":
-        params["reasoning_effort"] = "high" if options.reasoning == "xhigh" else options.reasoning
-    return params
 
 
 def _make_client(model: ModelConfig, options: StreamOptions) -> Any:
@@ -83,6 +58,17 @@ def _make_client(model: ModelConfig, options: StreamOptions) -> Any:
         default_headers=model.headers or None,
         **extra,
     )
+
+
+def _create_stream(client: Any, request: ProviderRequest) -> Awaitable[Any]:
+    """The SDK names each standard parameter and refuses others; dialect fields (`thinking`,
+    `enable_thinking`, `reasoning`, ...) travel as `extra_body`, merged into the same JSON object."""
+    body = dict(request.body)
+    named = {name: body.pop(name) for name in ("model", "messages", "stream")}
+    created: Awaitable[Any] = client.chat.completions.create(
+        **named, extra_body=body, extra_headers=request.headers or None
+    )
+    return created
 
 
 async def _next_or_none(stream: Any) -> Any:
@@ -142,9 +128,9 @@ async def stream_openai(
     try:
         if signal is not None and signal.aborted:
             raise _Aborted
-        params = request_params(model, context, options)
+        request = build_chat_request(model, context, options)
         client = _make_client(model, options)
-        stream = await race.run(client.chat.completions.create(**params))
+        stream = await race.run(_create_stream(client, request))
         while (chunk := await race.run(_next_or_none(stream))) is not None:
             for event in assembler.feed(_chunk_dict(chunk)):
                 yield event

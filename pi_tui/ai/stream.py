@@ -59,6 +59,10 @@ class StreamOptions:
     session_id: str | None = None
     timeout_s: float | None = None
     max_retries: int | None = None
+    cache_retention: Literal["none", "short", "long"] | None = None
+    """None: pi's `PI_CACHE_RETENTION` environment variable, else short."""
+    tool_choice: str | None = None
+    """`none` keeps a model from calling tools (a summary asked of a conversation that has them)."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,11 @@ from typing import Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from pi_tui.config.compat import Compat, CompatOverrides, resolve_compat
+
 InputKind: TypeAlias = Literal["text", "image"]
+Api: TypeAlias = Literal["openai-completions", "openai-responses"]
+SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "openai-responses")
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 32_000
@@ -32,7 +36,7 @@ class ModelConfig(BaseModel):
     id: str
     name: str = ""
     provider: str = "openai"
-    api: Literal["openai-completions"] = "openai-completions"
+    api: Api = "openai-completions"
     base_url: str = "https://api.openai.com/v1"
     context_window: int = DEFAULT_CONTEXT_WINDOW
     max_tokens: int = DEFAULT_MAX_TOKENS
@@ -40,6 +44,14 @@ class ModelConfig(BaseModel):
     input: list[InputKind] = Field(default_factory=lambda: list[InputKind](["text"]))
     cost: Prices = Field(default_factory=Prices)
     headers: dict[str, str] = Field(default_factory=dict)
+    compat: CompatOverrides = Field(default_factory=CompatOverrides)
+    """The dialect switches set in models.json; `dialect()` fills in the detected rest."""
+    thinking_level_map: dict[str, str | None] | None = None
+    """pi's thinking levels to the words this provider uses (a None value: the level is not sent)."""
+
+    def dialect(self) -> Compat:
+        """The switches for this model at its current base URL (`--base-url` may have moved it)."""
+        return resolve_compat(self.compat, self.provider, self.base_url, self.id)
 
     @property
     def ref(self) -> str:

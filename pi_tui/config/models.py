@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from pi_tui.config.compat import CompatOverrides
 from pi_tui.config.json_locations import locate, value_offsets
 from pi_tui.config.model_config import DEFAULT_CONTEXT_WINDOW, InputKind, ModelConfig, Prices
 from pi_tui.config.paths import models_path
@@ -72,6 +73,8 @@ class ModelEntry(_Entry):
     input: list[InputKind] | None = None
     cost: Prices | None = None
     headers: dict[str, str] | None = None
+    compat: CompatOverrides | None = None
+    thinking_level_map: dict[str, str | None] | None = None
 
 
 class ProviderEntry(_Entry):
@@ -79,6 +82,8 @@ class ProviderEntry(_Entry):
     api_key: str | None = Field(default=None, repr=False)
     api: str | None = None
     headers: dict[str, str] | None = None
+    compat: CompatOverrides | None = None
+    """Switches for every model of the provider; a model's own `compat` wins key by key."""
     models: list[ModelEntry] = Field(default_factory=list)
 
 
@@ -160,7 +165,25 @@ def _model_config(provider: str, entry: ProviderEntry, model: ModelEntry, base_u
     if model.cost is not None:
         config.cost = model.cost
     config.headers = {**(entry.headers or {}), **(model.headers or {})}
+    config.compat = _merged_compat(entry.compat, model.compat)
+    config.thinking_level_map = model.thinking_level_map
     return config
+
+
+def _merged_compat(provider: CompatOverrides | None, model: CompatOverrides | None) -> CompatOverrides:
+    merged: dict[str, object] = {}
+    for layer in (provider, model):
+        if layer is not None:
+            merged.update({name: value for name, value in layer if value is not None})
+    return CompatOverrides.model_validate(merged)
+
+
+def _unknown_compat_keys(path: Path, where: str, compat: CompatOverrides | None) -> list[ModelsDiagnostic]:
+    if compat is None or not (unknown := compat.unknown_keys()):
+        return []
+    names = ", ".join(unknown)
+    message = f"{where}: unknown compat key(s) {names}: kept, but pi-tui does not act on them"
+    return [ModelsDiagnostic("warning", message, path)]
 
 
 def build_registry(parsed: ModelsFile, path: Path) -> ModelRegistry:
@@ -181,7 +204,9 @@ def build_registry(parsed: ModelsFile, path: Path) -> ModelRegistry:
         elif entry.api_key:
             registry.key_specs[provider] = entry.api_key
         registry.endpoints[provider] = (base_url, dict(entry.headers or {}))
+        registry.diagnostics += _unknown_compat_keys(path, f'provider "{provider}"', entry.compat)
         for model in entry.models:
+            registry.diagnostics += _unknown_compat_keys(path, f'model "{provider}/{model.id}"', model.compat)
             if model.api is not None and model.api != SUPPORTED_API:
                 message = f'model "{provider}/{model.id}": api "{model.api}" is not supported; skipped'
                 registry.diagnostics.append(ModelsDiagnostic("warning", message, path))

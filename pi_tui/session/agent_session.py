@@ -176,6 +176,8 @@ class AgentSession(SessionControls):
     ) -> AsyncIterator[StreamEvent]:
         if options.max_retries is None:
             options = replace(options, max_retries=0)
+        if options.session_id is None:  # the provider's cache key and session-affinity headers
+            options = replace(options, session_id=self.store.session_id)
         timeout_ms = self.resources.settings.retry.provider.timeout_ms
         if options.timeout_s is None and timeout_ms is not None:
             options = replace(options, timeout_s=timeout_ms / 1000)

@@ -11,8 +11,9 @@ from pi_tui.ai.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_tui.ai.openai_messages import to_openai_messages, to_openai_tools
+from pi_tui.ai.openai_messages import WireDialect, to_openai_messages, to_openai_tools
 from pi_tui.ai.stream import ToolSpec
+from pi_tui.config.compat import Compat
 
 IMAGE = ImageContent(data="QUJD", mime_type="image/png")
 
@@ -99,17 +100,14 @@ def test_tools_are_function_specs_in_order() -> None:
         ToolSpec("b", "B tool", {"type": "object"}),
         ToolSpec("a", "A tool", {"type": "object", "properties": {}}),
     ]
+    b_tool = {"name": "b", "description": "B tool", "parameters": {"type": "object"}}
+    a_tool = {"name": "a", "description": "A tool", "parameters": {"type": "object", "properties": {}}}
     assert to_openai_tools(specs) == [
-        {
-            "type": "function",
-            "function": {"name": "b", "description": "B tool", "parameters": {"type": "object"}},
-        },
-        {
-            "type": "function",
-            "function": {
-                "name": "a",
-                "description": "A tool",
-                "parameters": {"type": "object", "properties": {}},
-            },
-        },
+        {"type": "function", "function": {**b_tool, "strict": False}},
+        {"type": "function", "function": {**a_tool, "strict": False}},
+    ]
+    no_strict = WireDialect(compat=Compat(supports_strict_mode=False))
+    assert to_openai_tools(specs, no_strict) == [
+        {"type": "function", "function": b_tool},
+        {"type": "function", "function": a_tool},
     ]

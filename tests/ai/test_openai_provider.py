@@ -9,8 +9,9 @@ import sys
 import time
 
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.chat_request import build_chat_request
 from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
-from pi_tui.ai.openai_provider import request_params, stream_openai
+from pi_tui.ai.openai_provider import stream_openai
 from pi_tui.ai.overflow import is_context_overflow
 from pi_tui.ai.retryable import is_retryable_error
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions, ToolSpec
@@ -76,7 +77,7 @@ async def test_plain_text_streams_deltas_and_records_request(openai_server: Open
     assert request.headers["authorization"] == f"Bearer {API_KEY}"
     assert request.body["stream"] is True
     assert request.body["stream_options"] == {"include_usage": True}
-    assert request.body["max_tokens"] == 32000
+    assert request.body["max_completion_tokens"] == 32000 and request.body["store"] is False
     assert request.body["messages"] == [
         {"role": "system", "content": "You are helpful."},
         {"role": "user", "content": "hi"},
@@ -117,7 +118,7 @@ async def test_reasoning_effort_only_for_reasoning_models(openai_server: OpenAIS
     await collect(openai_server, reasoning="high", max_tokens=777)
     body = openai_server.requests[0].body
     assert "reasoning_effort" not in body
-    assert body["max_tokens"] == 777
+    assert body["max_completion_tokens"] == 777
 
 
 async def test_two_parallel_tool_calls_assembled_from_many_deltas(openai_server: OpenAIServer) -> None:
@@ -157,6 +158,7 @@ async def test_two_parallel_tool_calls_assembled_from_many_deltas(openai_server:
                 "name": "read",
                 "description": "Read a file",
                 "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+                "strict": False,
             },
         }
     ]
@@ -389,7 +391,7 @@ async def test_model_headers_are_sent(openai_server: OpenAIServer) -> None:
 
 def test_openai_hosted_uses_max_completion_tokens() -> None:
     model = ModelConfig(id="gpt-5", base_url="https://api.openai.com/v1", max_tokens=128000, reasoning=True)
-    params = request_params(model, make_context(), StreamOptions(reasoning="xhigh"))
+    params = build_chat_request(model, make_context(), StreamOptions(reasoning="xhigh")).body
     assert params["max_completion_tokens"] == 32000
     assert "max_tokens" not in params
     assert params["reasoning_effort"] == "high"

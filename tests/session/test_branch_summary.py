@@ -69,7 +69,7 @@ async def test_navigate_with_summary_sends_pi_branch_prompt_and_records_the_summ
     result = await session.navigate_tree(messages[1].id, summarize=True, label="explored")
 
     request = openai_server.requests[3].body
-    assert "tools" not in request and request["max_tokens"] == 2048
+    assert "tools" not in request and request["max_completion_tokens"] == 2048
     assert request["messages"][0] == {"role": "system", "content": SUMMARIZATION_SYSTEM_PROMPT}
     conversation = '[User]: q2\n\n[Assistant tool calls]: read(path="notes.txt")\n\n[Assistant]: a2'
     expected = f"<conversation>\n{conversation}\n</conversation>\n\n{BRANCH_SUMMARY_PROMPT}"

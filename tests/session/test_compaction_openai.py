@@ -28,7 +28,7 @@ async def test_summary_request_and_reply_over_http(tmp_path: Path) -> None:
         assert outcome.usage[0].input == 10 and outcome.usage[0].output == 5
         body = server.requests[0].body
         assert server.requests[0].headers["authorization"] == "Bearer sk-test"
-        assert body["max_tokens"] == 1600 and "tools" not in body and body["stream"] is True
+        assert body["max_completion_tokens"] == 1600 and "tools" not in body and body["stream"] is True
         system, request = body["messages"]
         assert system == {"role": "system", "content": SUMMARIZATION_SYSTEM_PROMPT}
         text = request["content"] if isinstance(request["content"], str) else request["content"][0]["text"]

@@ -1,0 +1,185 @@
+"""The whole Chat Completions request for one model: body and headers, in the model's dialect.
+
+Pure, so the inspector and `pi-tui context --request` show exactly what the provider will get. What each
+switch changes is in docs/providers.md; the shape follows what pi sends (checked against pi's own
+requests in tests/fixtures/pi-requests), because the same session must hit the same provider cache
+whichever of the two tools continues it.
+
+Caching: OpenAI caches on its own and `prompt_cache_key` (the session id) keeps a session's requests on
+one cache; Anthropic models behind OpenRouter cache nothing unless the request marks where a cacheable
+prefix ends (`cache_control`). pi marks the system prompt, the last tool and the newest user or assistant
+text; pi-tui also marks a trailing tool result, so a request that ends in tool output is read whole by
+the next one (Anthropic allows four markers).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from pi_tui.ai.convert import transform_messages
+from pi_tui.ai.messages import AssistantMessage, ThinkingLevel, ToolResultMessage
+from pi_tui.ai.openai_messages import WireDialect, WireMessage, to_openai_messages, to_openai_tools
+from pi_tui.ai.stream import LlmContext, LlmMessage, StreamOptions
+from pi_tui.config.compat import Compat
+from pi_tui.config.identity import APP_CATEGORY, APP_NAME, APP_URL
+from pi_tui.config.model_config import ModelConfig
+
+OUTPUT_TOKEN_CAP = 32_000
+CACHE_RETENTION_ENV = "PI_CACHE_RETENTION"
+"""pi's switch: `long` asks for 24-hour caching where offered, `none` sends no cache key."""
+CacheRetention: TypeAlias = Literal["none", "short", "long"]
+
+
+@dataclass
+class ProviderRequest:
+    """What goes over the wire, credentials excepted (the client adds `authorization`)."""
+
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+    path: str = "/chat/completions"
+
+
+def cache_retention(options: StreamOptions) -> CacheRetention:
+    value = options.cache_retention or os.environ.get(CACHE_RETENTION_ENV, "short")
+    return value if value in ("none", "short", "long") else "short"  # type: ignore[return-value]
+
+
+def effort_word(model: ModelConfig, level: ThinkingLevel) -> str | None:
+    """The provider's word for a thinking level: the model's `thinkingLevelMap` first; `xhigh` is `high`
+    where nothing says otherwise (OpenAI-style servers know no higher effort)."""
+    mapping = model.thinking_level_map or {}
+    if level in mapping:
+        return mapping[level]
+    return "high" if level == "xhigh" else level
+
+
+def _reasoning_params(model: ModelConfig, compat: Compat, level: ThinkingLevel) -> dict[str, Any]:
+    if not model.reasoning:
+        return {}
+    on = level != "off"
+    effort = effort_word(model, level) if on else None
+    match compat.thinking_format:
+        case "deepseek":
+            params: dict[str, Any] = {"thinking": {"type": "enabled" if on else "disabled"}}
+            if on and effort is not None and compat.supports_reasoning_effort:
+                params["reasoning_effort"] = effort
+            return params
+        case "zai" | "qwen":
+            return {"enable_thinking": on}
+        case "qwen-chat-template":
+            return {"chat_template_kwargs": {"enable_thinking": on, "preserve_thinking": True}}
+        case "openrouter":
+            return {"reasoning": {"effort": effort if on and effort is not None else "none"}}
+        case _:
+            if on and effort is not None and compat.supports_reasoning_effort:
+                return {"reasoning_effort": effort}
+            return {}
+
+
+def _has_tool_history(messages: list[LlmMessage]) -> bool:
+    return any(
+        isinstance(message, ToolResultMessage)
+        or (isinstance(message, AssistantMessage) and message.tool_calls)
+        for message in messages
+    )
+
+
+def _marker(retention: CacheRetention) -> dict[str, str]:
+    return {"type": "ephemeral", "ttl": "1h"} if retention == "long" else {"type": "ephemeral"}
+
+
+def _marked_text(content: Any, marker: dict[str, str]) -> Any:
+    """Content with a marker on its last text part (a string becomes one text part); None if it has none."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content, "cache_control": marker}] if content else None
+    if isinstance(content, list):
+        for index in range(len(content) - 1, -1, -1):
+            part = content[index]
+            if isinstance(part, dict) and part.get("type") == "text":
+                return [*content[:index], {**part, "cache_control": marker}, *content[index + 1 :]]
+    return None
+
+
+def add_cache_markers(
+    messages: list[WireMessage], tools: list[dict[str, Any]], marker: dict[str, str]
+) -> None:
+    """Anthropic-style markers: the system prompt, the last tool, the newest user or assistant text, and
+    a trailing tool result. Each ends a prefix the provider writes to its cache."""
+    if messages and messages[0]["role"] in ("system", "developer"):
+        marked = _marked_text(messages[0]["content"], marker)
+        if marked is not None:
+            messages[0]["content"] = marked
+    if tools:
+        tools[-1]["cache_control"] = marker
+    for message in reversed(messages[1:]):
+        if message["role"] in ("user", "assistant"):
+            marked = _marked_text(message.get("content"), marker)
+            if marked is not None:
+                message["content"] = marked
+                break
+    if len(messages) > 1 and messages[-1]["role"] == "tool":
+        marked = _marked_text(messages[-1]["content"], marker)
+        if marked is not None:
+            messages[-1]["content"] = marked
+
+
+def _is_openai(model: ModelConfig) -> bool:
+    return "api.openai.com" in model.base_url
+
+
+def _is_openrouter(model: ModelConfig) -> bool:
+    return model.provider == "openrouter" or "openrouter.ai" in model.base_url
+
+
+def session_headers(session_id: str | None) -> dict[str, str]:
+    if not session_id:
+        return {}
+    return {"session_id": session_id, "x-client-request-id": session_id, "x-session-affinity": session_id}
+
+
+def attribution_headers(model: ModelConfig) -> dict[str, str]:
+    if not _is_openrouter(model):
+        return {}
+    return {"http-referer": APP_URL, "x-openrouter-title": APP_NAME, "x-openrouter-categories": APP_CATEGORY}
+
+
+def build_chat_request(model: ModelConfig, context: LlmContext, options: StreamOptions) -> ProviderRequest:
+    """The Chat Completions request for `context` (messages not yet transformed for the model)."""
+    compat = model.dialect()
+    dialect = WireDialect(compat=compat, reasoning_model=model.reasoning)
+    messages = transform_messages(context.messages, model)
+    retention = cache_retention(options)
+    wire_messages = to_openai_messages(context.system_prompt, messages, dialect)
+    body: dict[str, Any] = {"model": model.id, "messages": wire_messages, "stream": True}
+    if options.session_id and retention != "none":
+        long_retention = retention == "long" and compat.supports_long_cache_retention
+        if _is_openai(model) or long_retention:
+            body["prompt_cache_key"] = options.session_id
+        if long_retention:
+            body["prompt_cache_retention"] = "24h"
+    if compat.supports_usage_in_streaming:
+        body["stream_options"] = {"include_usage": True}
+    if compat.supports_store:
+        body["store"] = False
+    body[compat.max_tokens_field] = options.max_tokens or min(model.max_tokens, OUTPUT_TOKEN_CAP)
+    tools: list[dict[str, Any]] = []
+    if context.tools:
+        tools = to_openai_tools(context.tools, dialect)
+        body["tools"] = tools
+    elif _has_tool_history(messages):
+        body["tools"] = []  # proxies in front of Anthropic refuse tool history without a tools field
+    if options.tool_choice is not None:
+        body["tool_choice"] = options.tool_choice
+    body.update(_reasoning_params(model, compat, options.reasoning or "off"))
+    if _is_openrouter(model) and compat.open_router_routing:
+        body["provider"] = compat.open_router_routing
+    if "ai-gateway.vercel" in model.base_url and compat.vercel_gateway_routing:
+        body["providerOptions"] = {"gateway": compat.vercel_gateway_routing}
+    if compat.cache_control_format == "anthropic":
+        add_cache_markers(wire_messages, tools, _marker(retention))
+    headers = {**attribution_headers(model)}
+    if compat.send_session_affinity_headers:
+        headers.update(session_headers(options.session_id))
+    return ProviderRequest(body=body, headers=headers)

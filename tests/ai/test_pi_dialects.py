@@ -1,0 +1,172 @@
+"""pi-tui's requests equal pi's, dialect by dialect (tests/fixtures/pi-requests).
+
+Each dialect replays the conversation pi was recorded in: `-p "What is the date? Use bash." --thinking L`,
+then `-c -p "Thanks."`, against the loopback server answering as the recording's server did. Every
+request pi-tui makes is compared with pi's request at the same position: the same body fields and values,
+the same messages (roles, keys, replayed reasoning, cache markers), the same header names. Prose (the
+system prompt, tool descriptions and schemas) and session ids differ by design: the session id must be
+the session's own wherever pi put its own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_tui.config.paths import pi_tui_home
+from pi_tui.session.store import SessionStore
+from tests.interop.headless import run_main
+from tests.support.openai_server import OpenAIServer, StreamReply, chunk, tool_call_delta, usage
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi-requests"
+CHAT_DIALECTS = {
+    "openai-plain": "off",
+    "openai-reasoning": "medium",
+    "openrouter-anthropic": "high",
+    "deepseek": "medium",
+    "zai": "medium",
+    "strict-proxy": "off",
+    "thinking-as-text": "medium",
+}
+PROSE_TOOL_KEYS = ("description", "parameters")
+TRANSPORT_HEADERS = {
+    "accept",
+    "accept-encoding",
+    "accept-language",
+    "authorization",
+    "connection",
+    "content-length",
+    "content-type",
+    "host",
+    "sec-fetch-mode",
+}
+SESSION_HEADERS = {"session_id", "x-client-request-id", "x-session-affinity"}
+
+
+def pi_requests(dialect: str) -> list[dict[str, Any]]:
+    lines = (FIXTURES / f"{dialect}.requests.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def scripted_replies(server: OpenAIServer) -> None:
+    """The recording server's three answers: reasoning, text and a bash call; reasoning and text; text."""
+    call = tool_call_delta(0, call_id="call_1_0", name="bash", arguments='{"command":"echo 2026-11-29"}')
+    server.enqueue(
+        StreamReply(
+            [
+                chunk(reasoning_content="The user wants the date; run it."),
+                chunk(content="Let me check."),
+                chunk(tool_calls=[call]),
+                chunk(finish_reason="tool_calls"),
+                chunk(no_choices=True, usage=usage(100, 10)),
+            ]
+        ),
+        StreamReply(
+            [
+                chunk(reasoning_content="Got it."),
+                chunk(content="It is 2026-11-29."),
+                chunk(finish_reason="stop"),
+                chunk(no_choices=True, usage=usage(120, 8)),
+            ]
+        ),
+        StreamReply(
+            [
+                chunk(content="You are welcome."),
+                chunk(finish_reason="stop"),
+                chunk(no_choices=True, usage=usage(130, 5)),
+            ]
+        ),
+    )
+
+
+def without_prose(body: dict[str, Any], session_id: str) -> dict[str, Any]:
+    """The body with prose blanked and the session id replaced by a placeholder."""
+    body = json.loads(json.dumps(body))
+    messages = body.get("messages") or []
+    if messages and messages[0]["role"] in ("system", "developer"):
+        content = messages[0]["content"]
+        if isinstance(content, str):
+            messages[0]["content"] = "<system prompt>"
+        else:
+            for part in content:
+                part["text"] = "<system prompt>"
+    for tool in body.get("tools") or []:
+        function = tool.get("function", tool)
+        for key in PROSE_TOOL_KEYS:
+            function.pop(key, None)
+    if body.get("prompt_cache_key") == session_id:
+        body["prompt_cache_key"] = "<session id>"
+    return body
+
+
+def without_trailing_tool_marker(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """pi-tui's one addition to pi's markers: a request ending in a tool result marks it too, so the next
+    request reads it from cache (pi marks only the newest user or assistant text). Returns the body as pi
+    would have sent it and whether the marker was there."""
+    body = json.loads(json.dumps(body))
+    last = body["messages"][-1]
+    content = last.get("content")
+    if last["role"] != "tool" or not isinstance(content, list):
+        return body, False
+    assert [part.get("cache_control") for part in content] == [{"type": "ephemeral"}]
+    last["content"] = content[0]["text"]
+    return body, True
+
+
+def header_view(headers: dict[str, str], session_id: str) -> dict[str, str]:
+    """Header names, with the values that must match: the session id where pi sends its own."""
+    view: dict[str, str] = {}
+    for name, value in headers.items():
+        if name in TRANSPORT_HEADERS or name.startswith("x-stainless") or name == "user-agent":
+            continue
+        view[name] = "<session id>" if name in SESSION_HEADERS and value == session_id else "<value>"
+    return view
+
+
+def session_id_of(path: Path) -> str:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return str(json.loads(lines[0])["id"])
+
+
+@pytest.mark.parametrize("dialect", sorted(CHAT_DIALECTS))
+async def test_requests_equal_pis(
+    dialect: str, openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = (FIXTURES / f"{dialect}.models.json").read_text(encoding="utf-8")
+    home = pi_tui_home()
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "models.json").write_text(models.replace("PORT", str(openai_server.port)), encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    provider, entry = next(iter(json.loads(models)["providers"].items()))
+    ref = f"{provider}/{entry['models'][0]['id']}"
+    scripted_replies(openai_server)
+
+    first = ["-p", "--model", ref, "--thinking", CHAT_DIALECTS[dialect], "What is the date? Use bash."]
+    assert await run_main(first, monkeypatch) == 0
+    assert await run_main(["-c", "-p", "Thanks."], monkeypatch) == 0
+
+    sessions = sorted((home / "sessions").rglob("*.jsonl"))
+    assert len(sessions) == 1
+    session_id = session_id_of(sessions[0])
+    expected = pi_requests(dialect)
+    pi_session_id = session_id_of(FIXTURES / f"{dialect}.session.jsonl")
+    assert len(openai_server.requests) == len(expected)
+    marks_tool_results = "anthropic" in dialect
+    for number, (ours, theirs) in enumerate(zip(openai_server.requests, expected, strict=True), start=1):
+        assert ours.path == theirs["path"], f"request {number}: path"
+        body, marked = without_trailing_tool_marker(ours.body)
+        ends_in_tool_result = theirs["body"]["messages"][-1]["role"] == "tool"
+        assert marked == (marks_tool_results and ends_in_tool_result), f"request {number}: tool result marker"
+        assert without_prose(body, session_id) == without_prose(theirs["body"], pi_session_id), (
+            f"request {number}: body"
+        )
+        assert header_view(ours.headers, session_id) == header_view(theirs["headers"], pi_session_id), (
+            f"request {number}: headers"
+        )
+    # The reopened session replays the reasoning exactly: its signature field was kept on disk.
+    assert SessionStore.open(sessions[0]).build_context().messages
