@@ -6,7 +6,8 @@ lines) or an HTTP error with a body and headers. Every request's headers and JSO
 as is the moment the client closed a stalled connection (to prove an abort closes the stream at
 once). Responses use chunked transfer encoding so that a dropped connection is distinguishable from a
 finished body. A reply may carry a `fault` label, and the labels of the replies served are kept in
-`faults_served` (ready-made faults are in `tests.support.faults`).
+`faults_served` (ready-made faults are in `tests.support.faults`). With `cache` set to a
+`PromptCache`, each chat completion's usage is the one that cache emulates (see `_with_emulated_cache`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
+
+from tests.support.cache_emulator import CacheResult, PromptCache
 
 DEFAULT_ID = "chatcmpl-test"
 DEFAULT_MODEL = "test-model"
@@ -81,6 +84,8 @@ class OpenAIServer:
         self.client_closed_at: list[float] = []
         self.faults_served: list[str] = []
         self.client_closed = asyncio.Event()
+        self.cache: PromptCache | None = None
+        self.cache_results: list[CacheResult] = []
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -136,10 +141,35 @@ class OpenAIServer:
             reply = self.replies.pop(0)
         if reply.fault is not None:
             self.faults_served.append(reply.fault)
+        if self.cache is not None and isinstance(reply, StreamReply) and path.endswith("/chat/completions"):
+            reply = self._with_emulated_cache(body, reply)
         if isinstance(reply, ErrorReply):
             await self._send_error(writer, reply)
         else:
             await self._send_stream(reader, writer, reply)
+
+    def _with_emulated_cache(self, body: Any, reply: StreamReply) -> StreamReply:
+        """`reply` with the usage `self.cache` emulates for `body`: in place of every scripted usage (its
+        completion count kept), or as an extra chunk when none was scripted and the request asked for
+        usage. Only streams count: a provider answering with an HTTP error has cached nothing."""
+        assert self.cache is not None
+        request = body if isinstance(body, dict) else {}
+        result = self.cache.serve(request)
+        self.cache_results.append(result)
+        style = self.cache.openrouter_style
+        chunks: list[dict[str, Any] | str] = []
+        replaced = False
+        for item in reply.chunks:
+            if isinstance(item, dict) and isinstance(item.get("usage"), dict):
+                completion = item["usage"].get("completion_tokens")
+                completion = completion if isinstance(completion, int) else 0
+                item = {**item, "usage": result.usage(completion, openrouter_style=style)}
+                replaced = True
+            chunks.append(item)
+        options = request.get("stream_options")
+        if not replaced and isinstance(options, dict) and options.get("include_usage") is True:
+            chunks.append(chunk(no_choices=True, usage=result.usage(0, openrouter_style=style)))
+        return replace(reply, chunks=chunks)
 
     async def _send_error(self, writer: asyncio.StreamWriter, reply: ErrorReply) -> None:
         if reply.body is None:
