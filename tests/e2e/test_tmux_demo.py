@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -47,7 +48,7 @@ def wait_for(session: str, text: str, timeout: float = 45.0) -> str:
 def demo_session(tmp_path: Path) -> Iterator[str]:
     name = f"pi-tui-e2e-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "PI_TUI_HOME": str(tmp_path / "home"), "TERM": "xterm-256color"}
-    command = f"cd {tmp_path} && {PI_TUI} --demo"
+    command = f"cd {shlex.quote(str(tmp_path))} && {shlex.quote(PI_TUI)} --demo"
     subprocess.run(
         ["tmux", "new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), command],
         check=True,
