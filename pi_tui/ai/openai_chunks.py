@@ -75,17 +75,21 @@ def _count(value: Any) -> int:
 
 
 def usage_from_openai(raw: dict[str, Any], prices: ModelPrices) -> Usage:
-    """pi's openai-completions usage: cached prompt tokens are cacheRead and not counted in `input`.
+    """pi's openai-completions usage: the prompt split into uncached input, cache reads and cache writes.
 
-    `input + cacheRead` is therefore the prompt size; DeepSeek's `prompt_cache_hit_tokens` is read when
-    `prompt_tokens_details` is missing. Servers never report cache writes here.
+    `prompt_tokens` counts all three. Reads are `prompt_tokens_details.cached_tokens` (DeepSeek:
+    `prompt_cache_hit_tokens`); writes, reported by OpenRouter for marker caches, are
+    `cache_write_tokens`, which OpenRouter also counts inside `cached_tokens`, so they are taken out of
+    the reads when both are there.
     """
     prompt = _count(raw.get("prompt_tokens"))
     output = _count(raw.get("completion_tokens"))
     details = _object(raw.get("prompt_tokens_details"))
     cached = _count(details.get("cached_tokens")) or _count(raw.get("prompt_cache_hit_tokens"))
-    usage = Usage(input=max(prompt - cached, 0), output=output, cache_read=cached)
-    usage.total_tokens = usage.input + usage.output + usage.cache_read
+    written = _count(details.get("cache_write_tokens"))
+    read = max(cached - written, 0) if written else cached
+    usage = Usage(input=max(prompt - read - written, 0), output=output, cache_read=read, cache_write=written)
+    usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
     usage.cost = compute_cost(usage, prices)
     return usage
 

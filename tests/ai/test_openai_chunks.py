@@ -36,6 +36,19 @@ def test_usage_without_details_and_deepseek_cache_field() -> None:
     assert deepseek.cost.input == 6 / 1_000_000
 
 
+def test_openrouter_cache_writes_are_their_own_part_of_the_prompt() -> None:
+    """OpenRouter reports writes in `cache_write_tokens` and counts them in `cached_tokens` as well."""
+    raw = {
+        "prompt_tokens": 1000,
+        "completion_tokens": 5,
+        "prompt_tokens_details": {"cached_tokens": 900, "cache_write_tokens": 300},
+    }
+    usage = usage_from_openai(raw, ModelPrices(input=3, cache_read=0.3, cache_write=3.75))
+    assert (usage.input, usage.cache_read, usage.cache_write, usage.output) == (100, 600, 300, 5)
+    assert usage.total_tokens == 1005
+    assert usage.cost.cache_write == 3.75 / 1_000_000 * 300
+
+
 def test_same_index_with_new_id_starts_a_new_call() -> None:
     reply = assembler()
     reply.feed(delta(tool_calls=[{"index": 0, "id": "a", "function": {"name": "ls", "arguments": "{}"}}]))
