@@ -12,6 +12,7 @@ import json
 import time
 from typing import Any
 
+from pi_tui.ai.dialect_hints import compat_hint
 from pi_tui.ai.js_json import js_dumps
 
 RETRY_AFTER_MS_HEADER = "retry-after-ms"
@@ -71,6 +72,9 @@ def describe_error(error: BaseException, api_key: str | None = None) -> tuple[st
             text = f"{error.status_code} status code (no body)"
         else:
             text = f"{error.status_code} {server_message}"
+            hint = compat_hint(error.status_code, server_message)
+            if hint is not None:
+                text += f" ({hint})"
         delay = retry_after_ms(error.response.headers)
         if delay is not None:
             details["retryAfterMs"] = delay

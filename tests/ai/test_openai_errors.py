@@ -43,3 +43,32 @@ def test_other_failures() -> None:
     text, diagnostic = describe_error(RuntimeError())
     assert text == "RuntimeError"
     assert diagnostic["error"]["name"] == "RuntimeError"
+
+
+def test_a_refused_dialect_field_names_the_compat_switch_that_fixes_it() -> None:
+    cases = {
+        "Unsupported parameter: 'store' is not supported with this model.": '"supportsStore": false',
+        "Unrecognized request argument supplied: stream_options": '"supportsUsageInStreaming": false',
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' "
+        "instead.": '"maxTokensField": "max_completion_tokens"',
+        "Extra inputs are not permitted: max_completion_tokens": '"maxTokensField": "max_tokens"',
+        "tools.0.function.strict: Extra inputs are not permitted": '"supportsStrictMode": false',
+        "Invalid value: 'developer'. Supported values are: 'system', 'assistant', 'user', 'tool'.": (
+            '"supportsDeveloperRole": false'
+        ),
+        "Missing `reasoning_content` field in the assistant message at message index 2": (
+            '"requiresReasoningContentOnAssistantMessages": true'
+        ),
+        "Unexpected role 'user' after role 'tool'": '"requiresAssistantAfterToolResult": true',
+    }
+    for message, switch in cases.items():
+        text = describe_error(status_error(400, {"message": message}))[0]
+        assert text.startswith(f"400 {message}") and f"{switch} in the model's compat" in text, text
+
+
+def test_no_hint_without_a_refused_field_or_for_other_statuses() -> None:
+    assert describe_error(status_error(400, {"message": "Your prompt is too long."}))[0] == (
+        "400 Your prompt is too long."
+    )
+    unrelated = "Unsupported parameter: 'store' is not supported"
+    assert describe_error(status_error(500, {"message": unrelated}))[0] == f"500 {unrelated}"
