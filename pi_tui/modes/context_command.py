@@ -1,4 +1,5 @@
-"""`pi-tui context <session> [--json] [--leaf <id>] [--records N]`: the inspector's data as text or JSON.
+"""`pi-tui context <session> [--json] [--leaf <id>] [--records N] [--request]`: the inspector's data as
+text or JSON, or the exact request the session's next model call would send.
 
 Works on pi's own session files too: without request records every figure comes from the transcript
 and is marked as an estimate. The window comes from models.json when the branch's model is listed there,
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 from pydantic.alias_generators import to_camel
 
 from pi_tui.config.settings_files import load_settings
+from pi_tui.modes.request_preview import show_next_request
 from pi_tui.session.branch_model import branch_model
 from pi_tui.session.inspector import DEFAULT_RECORDS, InspectorCache, InspectorData, build_inspector_data
 from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
@@ -195,6 +197,12 @@ def run_context_command(argv: list[str]) -> int:
     parser.add_argument(
         "--records", metavar="N", type=int, default=DEFAULT_RECORDS, help="request records shown"
     )
+    parser.add_argument(
+        "--request",
+        action="store_true",
+        help="the body and headers the next model call would send (keys shown as [redacted])",
+    )
+    parser.add_argument("--prompt", metavar="TEXT", help="with --request: the next user message")
     options = parser.parse_args(argv)
     resolved = resolve_session_arg(options.session, os.getcwd())
     if isinstance(resolved, SessionArgError):
@@ -209,6 +217,8 @@ def run_context_command(argv: list[str]) -> int:
         return 1
     model, note = branch_model(store, options.leaf)
     notes = [note] if note else []
+    if options.request:
+        return show_next_request(store, model, options.prompt, as_json=options.json)
     settings = load_settings(store.cwd).settings
     cache = InspectorCache()
     data = build_inspector_data(

@@ -19,18 +19,18 @@ import pytest
 from pi_tui.config.paths import pi_tui_home
 from pi_tui.session.store import SessionStore
 from tests.interop.headless import run_main
-from tests.support.openai_server import OpenAIServer, StreamReply, chunk, tool_call_delta, usage
+from tests.support.openai_server import OpenAIServer
+from tests.support.pi_dialects import (
+    CHAT_DIALECTS,
+    FIRST_PROMPT,
+    FIXTURES,
+    SECOND_PROMPT,
+    install_models,
+    pi_requests,
+    scripted_replies,
+    session_id_of,
+)
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi-requests"
-CHAT_DIALECTS = {
-    "openai-plain": "off",
-    "openai-reasoning": "medium",
-    "openrouter-anthropic": "high",
-    "deepseek": "medium",
-    "zai": "medium",
-    "strict-proxy": "off",
-    "thinking-as-text": "medium",
-}
 PROSE_TOOL_KEYS = ("description", "parameters")
 TRANSPORT_HEADERS = {
     "accept",
@@ -44,42 +44,6 @@ TRANSPORT_HEADERS = {
     "sec-fetch-mode",
 }
 SESSION_HEADERS = {"session_id", "x-client-request-id", "x-session-affinity"}
-
-
-def pi_requests(dialect: str) -> list[dict[str, Any]]:
-    lines = (FIXTURES / f"{dialect}.requests.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines]
-
-
-def scripted_replies(server: OpenAIServer) -> None:
-    """The recording server's three answers: reasoning, text and a bash call; reasoning and text; text."""
-    call = tool_call_delta(0, call_id="call_1_0", name="bash", arguments='{"command":"echo 2026-11-29"}')
-    server.enqueue(
-        StreamReply(
-            [
-                chunk(reasoning_content="The user wants the date; run it."),
-                chunk(content="Let me check."),
-                chunk(tool_calls=[call]),
-                chunk(finish_reason="tool_calls"),
-                chunk(no_choices=True, usage=usage(100, 10)),
-            ]
-        ),
-        StreamReply(
-            [
-                chunk(reasoning_content="Got it."),
-                chunk(content="It is 2026-11-29."),
-                chunk(finish_reason="stop"),
-                chunk(no_choices=True, usage=usage(120, 8)),
-            ]
-        ),
-        StreamReply(
-            [
-                chunk(content="You are welcome."),
-                chunk(finish_reason="stop"),
-                chunk(no_choices=True, usage=usage(130, 5)),
-            ]
-        ),
-    )
 
 
 def without_prose(body: dict[str, Any], session_id: str) -> dict[str, Any]:
@@ -126,31 +90,21 @@ def header_view(headers: dict[str, str], session_id: str) -> dict[str, str]:
     return view
 
 
-def session_id_of(path: Path) -> str:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return str(json.loads(lines[0])["id"])
-
-
 @pytest.mark.parametrize("dialect", sorted(CHAT_DIALECTS))
 async def test_requests_equal_pis(
     dialect: str, openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    models = (FIXTURES / f"{dialect}.models.json").read_text(encoding="utf-8")
-    home = pi_tui_home()
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "models.json").write_text(models.replace("PORT", str(openai_server.port)), encoding="utf-8")
+    ref = install_models(dialect, openai_server)
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)
-    provider, entry = next(iter(json.loads(models)["providers"].items()))
-    ref = f"{provider}/{entry['models'][0]['id']}"
     scripted_replies(openai_server)
 
-    first = ["-p", "--model", ref, "--thinking", CHAT_DIALECTS[dialect], "What is the date? Use bash."]
+    first = ["-p", "--model", ref, "--thinking", CHAT_DIALECTS[dialect], FIRST_PROMPT]
     assert await run_main(first, monkeypatch) == 0
-    assert await run_main(["-c", "-p", "Thanks."], monkeypatch) == 0
+    assert await run_main(["-c", "-p", SECOND_PROMPT], monkeypatch) == 0
 
-    sessions = sorted((home / "sessions").rglob("*.jsonl"))
+    sessions = sorted((pi_tui_home() / "sessions").rglob("*.jsonl"))
     assert len(sessions) == 1
     session_id = session_id_of(sessions[0])
     expected = pi_requests(dialect)

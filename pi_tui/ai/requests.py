@@ -1,0 +1,23 @@
+"""The request a model's API gets, whichever API that is: one entry point for previews and providers."""
+
+from __future__ import annotations
+
+from pi_tui.ai.chat_request import ProviderRequest, build_chat_request
+from pi_tui.ai.stream import LlmContext, StreamOptions
+from pi_tui.config.model_config import ModelConfig
+
+CREDENTIAL_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "x-goog-api-key"})
+REDACTED = "[redacted]"
+
+
+def build_request(model: ModelConfig, context: LlmContext, options: StreamOptions) -> ProviderRequest:
+    return build_chat_request(model, context, options)
+
+
+def shown_headers(model: ModelConfig, request: ProviderRequest) -> dict[str, str]:
+    """Every header pi-tui adds, as it may be shown: credentials (the key the client sends, a key in
+    models.json `headers`) replaced by `[redacted]`."""
+    headers = {"authorization": f"Bearer {REDACTED}"}
+    for name, value in {**model.headers, **request.headers}.items():
+        headers[name.lower()] = REDACTED if name.lower() in CREDENTIAL_HEADERS else value
+    return headers

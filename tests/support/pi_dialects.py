@@ -1,0 +1,76 @@
+"""pi's recorded dialects (tests/fixtures/pi-requests): their configs, and the replies of the server they
+were recorded against, so a test can run pi-tui through the same conversation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pi_tui.config.paths import pi_tui_home
+from tests.support.openai_server import OpenAIServer, StreamReply, chunk, tool_call_delta, usage
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi-requests"
+CHAT_DIALECTS = {
+    "openai-plain": "off",
+    "openai-reasoning": "medium",
+    "openrouter-anthropic": "high",
+    "deepseek": "medium",
+    "zai": "medium",
+    "strict-proxy": "off",
+    "thinking-as-text": "medium",
+}
+"""Each Chat Completions dialect and the thinking level pi was run with."""
+FIRST_PROMPT = "What is the date? Use bash."
+SECOND_PROMPT = "Thanks."
+
+
+def pi_requests(dialect: str) -> list[dict[str, Any]]:
+    lines = (FIXTURES / f"{dialect}.requests.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def install_models(dialect: str, server: OpenAIServer) -> str:
+    """Write the dialect's models.json for `server` into pi-tui's home; returns the model's ref."""
+    models = (FIXTURES / f"{dialect}.models.json").read_text(encoding="utf-8")
+    home = pi_tui_home()
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "models.json").write_text(models.replace("PORT", str(server.port)), encoding="utf-8")
+    provider, entry = next(iter(json.loads(models)["providers"].items()))
+    return f"{provider}/{entry['models'][0]['id']}"
+
+
+def scripted_replies(server: OpenAIServer) -> None:
+    """The recording server's three answers: reasoning, text and a bash call; reasoning and text; text."""
+    call = tool_call_delta(0, call_id="call_1_0", name="bash", arguments='{"command":"echo 2026-11-29"}')
+    server.enqueue(
+        StreamReply(
+            [
+                chunk(reasoning_content="The user wants the date; run it."),
+                chunk(content="Let me check."),
+                chunk(tool_calls=[call]),
+                chunk(finish_reason="tool_calls"),
+                chunk(no_choices=True, usage=usage(100, 10)),
+            ]
+        ),
+        StreamReply(
+            [
+                chunk(reasoning_content="Got it."),
+                chunk(content="It is 2026-11-29."),
+                chunk(finish_reason="stop"),
+                chunk(no_choices=True, usage=usage(120, 8)),
+            ]
+        ),
+        StreamReply(
+            [
+                chunk(content="You are welcome."),
+                chunk(finish_reason="stop"),
+                chunk(no_choices=True, usage=usage(130, 5)),
+            ]
+        ),
+    )
+
+
+def session_id_of(path: Path) -> str:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return str(json.loads(lines[0])["id"])
