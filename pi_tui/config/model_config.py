@@ -14,6 +14,7 @@ Api: TypeAlias = Literal["openai-completions", "openai-responses"]
 SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "openai-responses")
 
 DEFAULT_CONTEXT_WINDOW = 128_000
+WINDOW_ASSUMED = "assumed: pi-tui's default for an unlisted model"
 DEFAULT_MAX_TOKENS = 32_000
 
 
@@ -44,6 +45,8 @@ class ModelConfig(BaseModel):
     input: list[InputKind] = Field(default_factory=lambda: list[InputKind](["text"]))
     cost: Prices = Field(default_factory=Prices)
     headers: dict[str, str] = Field(default_factory=dict)
+    window_source: str | None = None
+    """Where `context_window` came from when not from models.json (`WINDOW_ASSUMED`, or the server)."""
     compat: CompatOverrides = Field(default_factory=CompatOverrides)
     """The dialect switches set in models.json; `dialect()` fills in the detected rest."""
     thinking_level_map: dict[str, str | None] | None = None

@@ -23,7 +23,13 @@ from pydantic.alias_generators import to_camel
 
 from pi_tui.config.compat import CompatOverrides
 from pi_tui.config.json_locations import locate, value_offsets
-from pi_tui.config.model_config import DEFAULT_CONTEXT_WINDOW, InputKind, ModelConfig, Prices
+from pi_tui.config.model_config import (
+    DEFAULT_CONTEXT_WINDOW,
+    WINDOW_ASSUMED,
+    InputKind,
+    ModelConfig,
+    Prices,
+)
 from pi_tui.config.paths import models_path
 
 SUPPORTED_API = "openai-completions"
@@ -277,6 +283,7 @@ def resolve_model(
         provider, model_id, (endpoint_url, headers) = endpoint
         model = ModelConfig(id=model_id, name=model_id, provider=provider, base_url=endpoint_url)
         model.headers = headers
+        model.window_source = WINDOW_ASSUMED
         key = api_key or registry.api_key(provider, environment)
         source = "models.json"
         diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
@@ -287,6 +294,7 @@ def resolve_model(
             provider=ZERO_CONFIG_PROVIDER,
             base_url=environment.get(OPENAI_BASE_URL_ENV) or DEFAULT_BASE_URL,
             context_window=DEFAULT_CONTEXT_WINDOW,
+            window_source=WINDOW_ASSUMED,
         )
         key = api_key or environment.get(OPENAI_API_KEY_ENV)
         source = "zero-config"

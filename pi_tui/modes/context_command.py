@@ -9,6 +9,7 @@ else pi-tui's default window (said so in the output).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 
 from pydantic.alias_generators import to_camel
 
+from pi_tui.ai.served_window import probe_served_window
 from pi_tui.config.settings_files import load_settings
 from pi_tui.modes.request_preview import show_next_request
 from pi_tui.session.branch_model import branch_model
@@ -203,6 +205,11 @@ def run_context_command(argv: list[str]) -> int:
         help="the body and headers the next model call would send (keys shown as [redacted])",
     )
     parser.add_argument("--prompt", metavar="TEXT", help="with --request: the next user message")
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the model's server, for a model not in models.json: its served window is asked for",
+    )
     options = parser.parse_args(argv)
     resolved = resolve_session_arg(options.session, os.getcwd())
     if isinstance(resolved, SessionArgError):
@@ -216,6 +223,12 @@ def run_context_command(argv: list[str]) -> int:
         sys.stderr.write(f"pi-tui context: entry {options.leaf} not found in {resolved}\n")
         return 1
     model, note = branch_model(store, options.leaf)
+    if model is not None and note is not None and options.base_url:
+        model.base_url = options.base_url
+        served = asyncio.run(probe_served_window(model.base_url, model.id, None))
+        if served is not None:
+            model.context_window, model.window_source = served.tokens, served.source
+            note = f"{model.ref} is not in models.json: window {served.tokens:,} tokens from {served.source}"
     notes = [note] if note else []
     if options.request:
         return show_next_request(store, model, options.prompt, as_json=options.json)

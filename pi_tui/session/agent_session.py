@@ -30,8 +30,9 @@ from pi_tui.ai.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from pi_tui.ai.served_window import output_cap, probe_served_window
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
-from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.model_config import WINDOW_ASSUMED, ModelConfig
 from pi_tui.context.accounting.record import RequestKind
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
@@ -104,6 +105,7 @@ class AgentSession(SessionControls):
         self._tree_signal: AbortSignal | None = None
         self._bash = UserBashRunner(self)
         self._queued = QueuedTexts()
+        self._window_asked = False
         self._reload_resources = config.reload_resources or (lambda: load_resources(self.resources.cwd))
         settings = self.resources.settings
         self.tools_by_name = session_tools(self.resources, self.store)
@@ -247,11 +249,24 @@ class AgentSession(SessionControls):
         if self.model is None:
             raise SessionBusyError("No model configured: pass --model or add one to models.json")
         expanded = self.resources.expand_input(text)
+        await self._learn_served_window()
         await self._bash.flush()
         await self._compaction.check(before_prompt=True)
         self.agent.state.system_prompt = self.system_prompt.text
         await self.agent.prompt(expanded)
         await self._after_run()
+
+    async def _learn_served_window(self) -> None:
+        """A model nobody described gets the window its server really serves, asked once."""
+        model = self.model
+        if model is None or model.window_source != WINDOW_ASSUMED or self._window_asked:
+            return
+        self._window_asked = True
+        served = await probe_served_window(model.base_url, model.id, self._api_key)
+        if served is not None:
+            model.context_window = served.tokens
+            model.max_tokens = output_cap(model.max_tokens, served.tokens)
+            model.window_source = served.source
 
     async def _after_run(self) -> None:
         """Retries and fallback first; then pi's compaction check, which may continue the run once."""
@@ -334,6 +349,7 @@ class AgentSession(SessionControls):
             session_file=str(self.store.path) if self.store.path is not None else None,
             session_id=self.store.session_id,
             context_window=self.model.context_window if self.model is not None else None,
+            window_source=self.model.window_source if self.model is not None else None,
         )
 
     # --- user shell commands (pi-behaviour §6.3) ------------------------------------------------

@@ -20,6 +20,8 @@ class ContextUsage:
 
     tokens: int
     context_window: int
+    window_source: str | None = None
+    """Where the window figure came from when not from models.json."""
 
     @property
     def percent(self) -> float | None:
@@ -72,6 +74,8 @@ class SessionStats:
                 "contextWindow": self.context_usage.context_window,
                 "percent": self.context_usage.percent,
             }
+            if self.context_usage.window_source is not None:
+                obj["contextUsage"]["windowSource"] = self.context_usage.window_source
         return obj
 
 
@@ -81,13 +85,14 @@ def session_stats(
     session_file: str | None,
     session_id: str,
     context_window: int | None,
+    window_source: str | None = None,
 ) -> SessionStats:
     """Counts and sums over `messages`; context usage only when a model (window) is known."""
     assistants = [message for message in messages if isinstance(message, AssistantMessage)]
     usage = [message.usage for message in assistants]
     context = None
     if context_window is not None and context_window > 0:
-        context = ContextUsage(estimate_context_tokens(messages).tokens, context_window)
+        context = ContextUsage(estimate_context_tokens(messages).tokens, context_window, window_source)
     return SessionStats(
         session_file=session_file,
         session_id=session_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ from pi_tui.config.paths import cwd_folder_name
 from pi_tui.context.accounting.record import REQUEST_CUSTOM_TYPE, build_request_record, record_entry_data
 from pi_tui.modes.context_command import run_context_command
 from pi_tui.session.store import SessionStore
+from tests.support.openai_server import OpenAIServer
 
 FIXTURES = ("a-plain", "b-tools", "c-auto-compaction", "f-tree")
 
@@ -140,3 +142,17 @@ def test_session_id_prefix_resolves_in_a_subprocess(pi_fixtures: Path, tmp_path:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["sessionId"] == session_id
+
+
+async def test_base_url_asks_the_server_for_the_window_it_serves(
+    pi_fixtures: Path, capsys: pytest.CaptureFixture[str], openai_server: OpenAIServer
+) -> None:
+    openai_server.get_routes["/v1/models"] = {"data": [{"id": "fake-model", "max_model_len": 32768}]}
+    path = pi_fixtures / "pi-sessions" / "a-plain.jsonl"
+    args = [str(path), "--base-url", openai_server.base_url, "--json"]
+    assert await asyncio.to_thread(run_context_command, args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["geometry"]["contextWindow"] == 32768
+    assert data["notes"] == [
+        "fake/fake-model is not in models.json: window 32,768 tokens from server /v1/models max_model_len"
+    ]

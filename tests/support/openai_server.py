@@ -86,6 +86,9 @@ class OpenAIServer:
         self.client_closed = asyncio.Event()
         self.cache: PromptCache | None = None
         self.cache_results: list[CacheResult] = []
+        self.get_routes: dict[str, Any] = {}
+        """JSON answers to GET requests by path (`/v1/models`, `/props`); any other GET is a 404."""
+        self.get_requests: list[str] = []
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -134,6 +137,11 @@ class OpenAIServer:
                 headers[name.strip().lower()] = value.strip()
         raw = await reader.readexactly(int(headers.get("content-length", "0")))
         body = json.loads(raw) if raw else None
+        if method == "GET":  # model lists and server properties: answered from `get_routes`, no reply used
+            self.get_requests.append(path)
+            found = self.get_routes.get(path)
+            await self._send_error(writer, ErrorReply(200, found) if found is not None else ErrorReply(404))
+            return
         self.requests.append(RecordedRequest(method, path, headers, body))
         if not self.replies:
             reply: Reply = ErrorReply(500, {"error": {"message": "openai_server: no scripted reply"}})
