@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias
 
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import AssistantMessage, ThinkingLevel, ToolResultMessage, UserMessage
 from pi_tui.config.model_config import ModelConfig
 
@@ -59,6 +60,8 @@ class StreamOptions:
     session_id: str | None = None
     timeout_s: float | None = None
     max_retries: int | None = None
+    http_pool: HttpPool | None = None
+    """Where an HTTP provider gets its connections; without one a request opens and closes its own."""
 
 
 @dataclass(frozen=True)
