@@ -22,6 +22,7 @@ from pi_tui.agent.events import AgentEvent, MessageEndEvent, MessageStartEvent
 from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.convert import convert_to_llm
+from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -85,6 +86,9 @@ class SessionConfig:
     """How `reload()` re-reads the resources (default: `load_resources(cwd)`)."""
     approve: bool = False
     """`--approve`: bash, write and edit ask first even when the `approval` setting is off (R14.4)."""
+    http_pool: HttpPool | None = None
+    """The provider's connections, owned by whoever made the session (it closes them); `reload()` resets
+    them. Without one every request opens and closes its own."""
 
 
 class AgentSession(SessionControls):
@@ -95,6 +99,7 @@ class AgentSession(SessionControls):
         self.resources = config.resources
         self.model = config.model
         self._api_key = config.api_key
+        self._http_pool = config.http_pool
         self._listeners: list[SessionListener] = []
         self._base_stream_fn = config.stream_fn or _default_stream_fn()
         self._recovery = FailureRecovery(self)
@@ -179,6 +184,8 @@ class AgentSession(SessionControls):
         timeout_ms = self.resources.settings.retry.provider.timeout_ms
         if options.timeout_s is None and timeout_ms is not None:
             options = replace(options, timeout_s=timeout_ms / 1000)
+        if options.http_pool is None and self._http_pool is not None:
+            options = replace(options, http_pool=self._http_pool)
         return self._base_stream_fn(model, context, options)
 
     # --- events ---------------------------------------------------------------------------------
