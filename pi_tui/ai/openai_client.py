@@ -4,15 +4,22 @@ the SSE standard where the SDK does not.
 The standard says an event whose data is empty is not dispatched. The SDK dispatches it whenever an
 `event:`, `id:` or `retry:` field came first and then fails to parse the empty data as JSON, so a
 server's keep-alive (`event: ping` with no data) or a lone `retry: 3000` ended the reply as
-"malformed". Imported by the provider on its first request only: `openai` is slow to import.
+"malformed". Imported by the provider on its first request only (or ahead of it by `warm_up`): `openai`
+is slow to import.
+
+`new_http_client` makes the HTTP client a connection pool shares between requests (`http_pool`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from openai import AsyncOpenAI
+from openai import DEFAULT_CONNECTION_LIMITS, AsyncOpenAI, DefaultAsyncHttpxClient
 from openai._streaming import ServerSentEvent, SSEDecoder
+
+IDLE_CONNECTION_SECONDS = 30.0
+"""How long an idle connection waits for the next request. httpx keeps one 5 s, shorter than the pause
+before a typical next prompt; a server that closes it sooner is noticed before the connection is reused."""
 
 
 class StandardSSEDecoder(SSEDecoder):
@@ -28,3 +35,17 @@ class StandardSSEDecoder(SSEDecoder):
 class PiOpenAI(AsyncOpenAI):
     def _make_sse_decoder(self) -> Any:
         return StandardSSEDecoder()
+
+
+def new_http_client() -> Any:
+    """The SDK's own HTTP client defaults (timeouts, limits, redirects), with a longer idle keep-alive.
+
+    It carries no headers: the key and the model's headers go with each request, so the client can be
+    shared by requests made with different keys."""
+    defaults = DEFAULT_CONNECTION_LIMITS
+    limits = type(defaults)(
+        max_connections=defaults.max_connections,
+        max_keepalive_connections=defaults.max_keepalive_connections,
+        keepalive_expiry=IDLE_CONNECTION_SECONDS,
+    )
+    return DefaultAsyncHttpxClient(limits=limits)

@@ -3,8 +3,9 @@
 `stream_openai` is a `StreamFunction`. It never raises: HTTP and network failures, a stream that ends
 without a `finish_reason`, and malformed data all end in an `error` event; an abort ends in an `error`
 event with stop reason `aborted`. `openai` is imported on the first call, not with this module (it
-costs most of a second). A client is made per request and closed with it, so nothing (keys included)
-outlives the call.
+costs most of a second; `warm_up` imports it ahead). An SDK client is made per request with that
+request's key and dropped with it; its HTTP connections come from `options.http_pool` (kept for the
+session, never holding a key), or without a pool are opened and closed with the request.
 
 Completeness: the SDK consumes the `[DONE]` line, so the sign of a whole reply is the choice's
 `finish_reason`. A stream that closes after it but without `[DONE]` (seen from some local servers) is
@@ -44,7 +45,7 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _make_client(model: ModelConfig, options: StreamOptions) -> Any:
+def _make_client(model: ModelConfig, options: StreamOptions, http_client: Any = None) -> Any:
     from pi_tui.ai.openai_client import PiOpenAI
 
     extra: dict[str, Any] = {}
@@ -52,6 +53,8 @@ def _make_client(model: ModelConfig, options: StreamOptions) -> Any:
         extra["timeout"] = options.timeout_s
     if options.max_retries is not None:
         extra["max_retries"] = options.max_retries
+    if http_client is not None:
+        extra["http_client"] = http_client
     return PiOpenAI(
         api_key=options.api_key or NO_API_KEY,
         base_url=model.base_url,
@@ -121,6 +124,8 @@ async def stream_openai(
     assembler = ReplyAssembler(partial, ModelPrices.model_validate(model.cost.model_dump()))
     signal = options.signal
     race = _Race(signal)
+    lease = contextlib.AsyncExitStack()
+    shared_http: Any = None
     client: Any = None
     stream: Any = None
     failure: tuple[str, dict[str, Any] | None] | None = None
@@ -129,7 +134,11 @@ async def stream_openai(
         if signal is not None and signal.aborted:
             raise _Aborted
         request = build_chat_request(model, context, options)
-        client = _make_client(model, options)
+        if options.http_pool is not None:
+            shared_http = await lease.enter_async_context(
+                options.http_pool.lease(model.provider, model.base_url)
+            )
+        client = _make_client(model, options, shared_http)
         stream = await race.run(_create_stream(client, request))
         while (chunk := await race.run(_next_or_none(stream))) is not None:
             for event in assembler.feed(_chunk_dict(chunk)):
@@ -141,7 +150,10 @@ async def stream_openai(
         failure = (ABORTED_MESSAGE, None) if aborted else describe_error(error, options.api_key)
     finally:
         race.close()
-        await _close_quietly(stream, client)
+        # Closing an SDK client closes its HTTP client, even one lent to it: with a pool, only the
+        # response is closed (which hands a finished connection back, or drops an unfinished one).
+        await _close_quietly(stream, client if shared_http is None else None)
+        await lease.aclose()
     for event in assembler.close():
         yield event
     if failure is None and assembler.finish_reason is None:

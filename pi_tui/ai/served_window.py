@@ -100,13 +100,46 @@ def _probe(base_url: str, model_id: str, api_key: str | None, timeout_s: float) 
         return None
 
 
+async def _get_json_shared(client: Any, url: str, api_key: str | None, timeout_s: float) -> Any:
+    headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+    response = await client.get(url, headers=headers, timeout=timeout_s)
+    if response.status_code != 200:
+        raise ValueError(f"HTTP {response.status_code}")
+    return json.loads(response.content[:MAX_ANSWER_BYTES])
+
+
+async def _probe_shared(
+    client: Any, base_url: str, model_id: str, api_key: str | None, timeout_s: float
+) -> ServedWindow | None:
+    """The same two questions over the provider's pooled connection (no second connection to open)."""
+    try:
+        listed = await _get_json_shared(client, base_url.rstrip("/") + "/models", api_key, timeout_s)
+        if (found := window_from_models(listed, model_id)) is not None:
+            return found
+    except Exception as error:  # any transport's failure means "the server does not say"
+        logger.info("no model list at %s: %s", base_url, error)
+    try:
+        return window_from_props(await _get_json_shared(client, _props_url(base_url), api_key, timeout_s))
+    except Exception as error:
+        logger.info("no /props beside %s: %s", base_url, error)
+        return None
+
+
 async def probe_served_window(
-    base_url: str, model_id: str, api_key: str | None, *, timeout_s: float = PROBE_TIMEOUT_S
+    base_url: str,
+    model_id: str,
+    api_key: str | None,
+    *,
+    timeout_s: float = PROBE_TIMEOUT_S,
+    http_client: Any = None,
 ) -> ServedWindow | None:
     """The served window, or None when the server does not say (a hosted API, an error, no answer).
-    Two small GETs in a thread: the HTTP client of the provider is not needed for them."""
+    With the provider's pooled `http_client` the questions reuse its connection; without one they are
+    two small GETs in a thread."""
     if urlsplit(base_url).scheme not in ("http", "https"):
         return None
+    if http_client is not None:
+        return await _probe_shared(http_client, base_url, model_id, api_key, timeout_s)
     return await asyncio.to_thread(_probe, base_url, model_id, api_key, timeout_s)
 
 

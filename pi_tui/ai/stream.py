@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias
 
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import AssistantMessage, ThinkingLevel, ToolResultMessage, UserMessage
 from pi_tui.config.model_config import ModelConfig
 
@@ -63,6 +64,8 @@ class StreamOptions:
     """None: pi's `PI_CACHE_RETENTION` environment variable, else short."""
     tool_choice: str | None = None
     """`none` keeps a model from calling tools (a summary asked of a conversation that has them)."""
+    http_pool: HttpPool | None = None
+    """Where an HTTP provider gets its connections; without one a request opens and closes its own."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Headless runs (pi-behaviour §10.6): `-p` prints the final answer, `--mode json` every event.
 
 Messages are sent one after another, each awaited to the end of its run. The session is persisted
-unless `--no-session`. Errors go to stderr with exit code 1, never as a traceback.
+unless `--no-session`. Errors go to stderr with exit code 1, never as a traceback. The run owns the
+provider's connection pool (one connection serves every request) and closes it however it ends.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.messages import TextContent
 from pi_tui.ai.stream import StreamFunction
+from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.models import resolve_model
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.session.agent_session import AgentSession, SessionConfig
@@ -99,6 +102,8 @@ async def run_print_mode(
     stderr: TextIO,
     stream_fn: StreamFunction | None = None,
 ) -> int:
+    if stream_fn is None:
+        warm_up_openai()  # nothing is on screen to delay: the SDK loads while the session is set up
     try:
         prompts = build_prompts(options.messages, stdin_text, cwd)
     except (InputError, OSError) as error:
@@ -122,6 +127,7 @@ async def run_print_mode(
     services = AgentSessionServices.for_cwd(store.cwd)
     for problem in (*services.resources.settings_diagnostics, *services.resources.diagnostics):
         stderr.write(f"pi-tui: {problem}\n")
+    http_pool = HttpPool()
     session = AgentSession(
         SessionConfig(
             store=store,
@@ -132,13 +138,23 @@ async def run_print_mode(
             tool_names=options.tools,
             stream_fn=stream_fn,
             approve=options.approve,
+            http_pool=http_pool,
         )
     )
+    try:
+        return await _send_all(session, prompts, options, stdout, stderr)
+    finally:
+        await http_pool.aclose()
+
+
+async def _send_all(
+    session: AgentSession, prompts: list[str], options: RunOptions, stdout: TextIO, stderr: TextIO
+) -> int:
     session.approval.approver = headless_approver(yes=options.yes, stderr=stderr)
     session.approval.denial_text = headless_denied_text
 
     if options.output == "json":
-        stdout.write(js_dumps(store.header.to_json_obj()) + "\n")
+        stdout.write(js_dumps(session.store.header.to_json_obj()) + "\n")
 
         def print_event(event: AnyEvent) -> None:
             stdout.write(js_dumps(event.to_json()) + "\n")

@@ -22,6 +22,7 @@ from pi_tui.agent.events import AgentEvent, MessageEndEvent, MessageStartEvent
 from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.convert import convert_to_llm
+from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -30,9 +31,8 @@ from pi_tui.ai.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_tui.ai.served_window import output_cap, probe_served_window
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
-from pi_tui.config.model_config import WINDOW_ASSUMED, ModelConfig
+from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
@@ -47,6 +47,7 @@ from pi_tui.session.events import (
 from pi_tui.session.failure_recovery import FailureRecovery
 from pi_tui.session.queued_texts import QueuedTexts
 from pi_tui.session.request_recorder import RequestRecorder
+from pi_tui.session.served_window_check import learn_served_window
 from pi_tui.session.session_controls import SessionControls
 from pi_tui.session.session_setup import (
     DEFAULT_THINKING_LEVEL,
@@ -86,6 +87,9 @@ class SessionConfig:
     """How `reload()` re-reads the resources (default: `load_resources(cwd)`)."""
     approve: bool = False
     """`--approve`: bash, write and edit ask first even when the `approval` setting is off (R14.4)."""
+    http_pool: HttpPool | None = None
+    """The provider's connections, owned by whoever made the session (it closes them); `reload()` resets
+    them. Without one every request opens and closes its own."""
 
 
 class AgentSession(SessionControls):
@@ -96,6 +100,7 @@ class AgentSession(SessionControls):
         self.resources = config.resources
         self.model = config.model
         self._api_key = config.api_key
+        self._http_pool = config.http_pool
         self._listeners: list[SessionListener] = []
         self._base_stream_fn = config.stream_fn or _default_stream_fn()
         self._recovery = FailureRecovery(self)
@@ -183,6 +188,8 @@ class AgentSession(SessionControls):
         timeout_ms = self.resources.settings.retry.provider.timeout_ms
         if options.timeout_s is None and timeout_ms is not None:
             options = replace(options, timeout_s=timeout_ms / 1000)
+        if options.http_pool is None and self._http_pool is not None:
+            options = replace(options, http_pool=self._http_pool)
         return self._base_stream_fn(model, context, options)
 
     # --- events ---------------------------------------------------------------------------------
@@ -257,16 +264,8 @@ class AgentSession(SessionControls):
         await self._after_run()
 
     async def _learn_served_window(self) -> None:
-        """A model nobody described gets the window its server really serves, asked once."""
-        model = self.model
-        if model is None or model.window_source != WINDOW_ASSUMED or self._window_asked:
-            return
-        self._window_asked = True
-        served = await probe_served_window(model.base_url, model.id, self._api_key)
-        if served is not None:
-            model.context_window = served.tokens
-            model.max_tokens = output_cap(model.max_tokens, served.tokens)
-            model.window_source = served.source
+        if not self._window_asked and self.model is not None:
+            self._window_asked = await learn_served_window(self.model, self._api_key, self._http_pool)
 
     async def _after_run(self) -> None:
         """Retries and fallback first; then pi's compaction check, which may continue the run once."""

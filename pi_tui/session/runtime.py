@@ -5,11 +5,15 @@ aborted and left, the target store is opened, the services of the *target's* cwd
 settings, AGENTS.md, skills, templates), a fresh `AgentSession` is made from them, and listeners
 registered with `on_session_replaced` are told so a front end can rebind. Subscribers added with
 `subscribe` follow the runtime from one session to the next.
+
+The runtime owns the provider's HTTP connection pool: every session it makes shares it (a replaced
+session's connections serve the next one), a session's `reload()` resets it, and `dispose()` closes it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 from collections.abc import Awaitable, Callable, Sequence
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias
 
 from pi_tui.agent.maybe_await import maybe_await
+from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import ThinkingLevel, UserMessage
 from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.model_config import ModelConfig
@@ -112,8 +117,14 @@ class AgentSessionRuntime:
         self._subscribers: list[SessionListener] = []
         self._unsubscribe: list[Callable[[], None]] = []
         self._replaced_listeners: list[ReplacedListener] = []
+        self.http_pool = HttpPool()
         self.services = services or options.services_factory(Path(store.cwd))
         self.session = self._make_session(store, self.services, options.thinking_level)
+
+    @property
+    def uses_openai_sdk(self) -> bool:
+        """The sessions call the OpenAI-compatible provider (no scripted or test provider was given)."""
+        return self._options.stream_fn is None
 
     # --- listeners ------------------------------------------------------------------------------
 
@@ -162,6 +173,7 @@ class AgentSessionRuntime:
                 stream_fn=self._options.stream_fn,
                 reload_resources=lambda: factory(cwd).resources,
                 approve=self._options.approve,
+                http_pool=self.http_pool,
             )
         )
 
@@ -281,10 +293,17 @@ class AgentSessionRuntime:
             label=label,
         )
 
-    async def dispose(self) -> None:
-        """Stop the current session's work (quit)."""
+    async def dispose(self, wait_s: float | None = None) -> None:
+        """Stop the current session's work and close the provider's connections (quit).
+
+        `wait_s` bounds the wait for the work to stop: quitting must not hang on a tool that ignores the
+        abort. The connections are closed either way."""
         self.session.abort()
-        await self.session.wait_for_idle()
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.session.wait_for_idle(), wait_s)
+        finally:
+            await self.http_pool.aclose()
 
 
 def recorded_model(store: SessionStore) -> tuple[ModelConfig, str] | None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pi_tui.agent.agent import Agent
 from pi_tui.agent.tool import AgentTool
+from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import ThinkingLevel
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.resources import Resources
@@ -40,6 +41,7 @@ class SessionControls:
     tools_by_name: dict[str, AgentTool[Any]]
     active_tools: list[AgentTool[Any]]
     _reload_resources: Callable[[], Resources]
+    _http_pool: HttpPool | None
 
     if TYPE_CHECKING:
 
@@ -97,8 +99,13 @@ class SessionControls:
         return [tool.name for tool in self.active_tools]
 
     async def reload(self) -> bool:
-        """Re-read settings and resources for the session's cwd (`/reload`); True if the prompt changed."""
+        """Re-read settings and resources for the session's cwd (`/reload`); True if the prompt changed.
+
+        The provider's connections are dropped too: the next request connects afresh, as after a restart
+        (a reply still streaming keeps its connection to the end)."""
         self.resources = await asyncio.to_thread(self._reload_resources)
+        if self._http_pool is not None:
+            await self._http_pool.reset()
         # New settings (output limits, shell) reach the tools; the active set stays as it was.
         self.tools_by_name = session_tools(self.resources, self.store)
         self.active_tools = select_tools(self.tools_by_name, [tool.name for tool in self.active_tools])

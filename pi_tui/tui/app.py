@@ -29,6 +29,8 @@ from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
 from pi_tui.tui.widgets.session_preview import SessionPreview, SessionPreviewData
 from pi_tui.tui.worker_results import deliver
 
+EXIT_WAIT_SECONDS = 2.0
+"""How long quitting waits for the session's work to stop before the connections are closed anyway."""
 GC_THRESHOLDS = (5_000, 10, 1_000)
 """Young collections every 5,000 allocations (Python's default is 700): a streaming frame makes thousands
 of short-lived objects. The middle generation is collected every 10 young ones, so it stays small: at
@@ -126,6 +128,11 @@ class PiTuiApp(ThemedApp[int]):
             self.push_screen(chat, callback=lambda _: self.exit())
             for warning in self.startup_warnings:
                 self.notify(warning, severity="warning", timeout=8, markup=False)
+
+    async def on_unmount(self) -> None:
+        # Textual has cancelled the screens' workers by now; what is left is the provider's connections.
+        if self.runtime is not None:
+            await self.runtime.dispose(wait_s=EXIT_WAIT_SECONDS)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.START_PAGE_ACTIONS:

@@ -8,6 +8,9 @@ once). Responses use chunked transfer encoding so that a dropped connection is d
 finished body. A reply may carry a `fault` label, and the labels of the replies served are kept in
 `faults_served` (ready-made faults are in `tests.support.faults`). With `cache` set to a
 `PromptCache`, each chat completion's usage is the one that cache emulates (see `_with_emulated_cache`).
+With `keep_alive=True` a connection serves request after request until a reply ends it early (dropped,
+cut or stalled) or the client closes it; `connections_accepted` and `open_connections` count the TCP
+connections. GET requests are answered from `get_routes`.
 """
 
 from __future__ import annotations
@@ -78,7 +81,9 @@ _REASONS = {
 class OpenAIServer:
     """Start with `await start()`; `base_url` ends in `/v1` as the SDK expects."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_alive: bool = False) -> None:
+        self.keep_alive = keep_alive
+        self.connections_accepted = 0
         self.replies: list[Reply] = []
         self.requests: list[RecordedRequest] = []
         self.client_closed_at: list[float] = []
@@ -96,6 +101,10 @@ class OpenAIServer:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def open_connections(self) -> int:
+        return len(self._handlers)
 
     def enqueue(self, *replies: Reply) -> None:
         self.replies.extend(replies)
@@ -118,15 +127,18 @@ class OpenAIServer:
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
+        self.connections_accepted += 1
         try:
-            await self._serve(reader, writer)
+            while await self._serve(reader, writer) and self.keep_alive:
+                pass
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
             self._handlers.discard(task)
             writer.transport.abort()
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Answer one request; True when the reply ended cleanly (the connection may serve another)."""
         head = await reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
         method, path, _ = lines[0].split(" ", 2)
@@ -141,7 +153,7 @@ class OpenAIServer:
             self.get_requests.append(path)
             found = self.get_routes.get(path)
             await self._send_error(writer, ErrorReply(200, found) if found is not None else ErrorReply(404))
-            return
+            return True
         self.requests.append(RecordedRequest(method, path, headers, body))
         if not self.replies:
             reply: Reply = ErrorReply(500, {"error": {"message": "openai_server: no scripted reply"}})
@@ -153,8 +165,12 @@ class OpenAIServer:
             reply = self._with_emulated_cache(body, reply)
         if isinstance(reply, ErrorReply):
             await self._send_error(writer, reply)
-        else:
-            await self._send_stream(reader, writer, reply)
+            return True
+        return await self._send_stream(reader, writer, reply)
+
+    @property
+    def _connection_header(self) -> str:
+        return f"connection: {'keep-alive' if self.keep_alive else 'close'}"
 
     def _with_emulated_cache(self, body: Any, reply: StreamReply) -> StreamReply:
         """`reply` with the usage `self.cache` emulates for `body`: in place of every scripted usage (its
@@ -193,7 +209,7 @@ class OpenAIServer:
             f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Error')}",
             f"content-type: {content_type}",
             f"content-length: {len(payload)}",
-            "connection: close",
+            self._connection_header,
             *(f"{name}: {value}" for name, value in reply.headers.items()),
         ]
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
@@ -201,37 +217,38 @@ class OpenAIServer:
 
     async def _send_stream(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reply: StreamReply
-    ) -> None:
+    ) -> bool:
         if reply.hold_headers:
             await self._wait_for_close(reader)
-            return
+            return False
         head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
-        writer.write((head + "connection: close\r\n\r\n").encode())
+        writer.write((head + self._connection_header + "\r\n\r\n").encode())
         if reply.cut_after_bytes is not None:
             body = b"".join(f"{_sse_line(item)}\n\n".encode() for item in reply.chunks)
             if reply.done:
                 body += b"data: [DONE]\n\n"
             if reply.cut_after_bytes > 0:
                 await self._write_chunk(writer, body[: reply.cut_after_bytes])
-            return  # the handler aborts the transport: no terminating chunk
+            return False  # the handler aborts the transport: no terminating chunk
         for number, item in enumerate(reply.chunks):
             if reply.drop_after is not None and number >= reply.drop_after:
-                return  # the handler aborts the transport: no terminating chunk
+                return False  # the handler aborts the transport: no terminating chunk
             if reply.stall_after is not None and number >= reply.stall_after:
                 await self._wait_for_close(reader)
-                return
+                return False
             await self._write_chunk(writer, f"{_sse_line(item)}\n\n".encode())
             if reply.delay_s:
                 await asyncio.sleep(reply.delay_s)
         if reply.stall_after is not None:
             await self._wait_for_close(reader)
-            return
+            return False
         if reply.drop_after is not None:
-            return
+            return False
         if reply.done:
             await self._write_chunk(writer, b"data: [DONE]\n\n")
         writer.write(b"0\r\n\r\n")
         await writer.drain()
+        return True
 
     async def _write_chunk(self, writer: asyncio.StreamWriter, data: bytes) -> None:
         writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

@@ -172,12 +172,14 @@ async def test_page_keys_in_the_editor_scroll_the_conversation(tmp_path: Path) -
         conversation = app.screen.query_one(ConversationView)
         editor = app.screen.query_one(PromptArea)
         editor.text = "a draft\nof two lines"
+        # The editor grows a line, the conversation shrinks by one and stays anchored at its end.
+        await pilot.pause()
+        await until(lambda: conversation.scroll_y == conversation.max_scroll_y, pilot=pilot)
         bottom = conversation.scroll_y
+        page = conversation.scrollable_content_region.height
         assert bottom > 0 and editor.has_focus
         await pilot.press("pageup")
-        await pilot.pause()
-        assert conversation.scroll_y == bottom - conversation.scrollable_content_region.height
+        await until(lambda: conversation.scroll_y == bottom - page, pilot=pilot)
         await pilot.press("pagedown")
-        await pilot.pause()
-        assert conversation.scroll_y == bottom
+        await until(lambda: conversation.scroll_y == bottom, pilot=pilot)
         assert editor.text == "a draft\nof two lines" and editor.has_focus

@@ -16,6 +16,7 @@ from pi_tui.ai.stream import StreamEvent
 from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets import message_blocks, parked_markdown
 from pi_tui.tui.widgets.conversation import ConversationView
+from pi_tui.tui.widgets.markdown_view import MarkdownView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock
 from pi_tui.tui.widgets.parked_markdown import ParkedMarkdown, markdown_source
 from tests.support.waiting import until
@@ -162,3 +163,28 @@ async def test_a_segment_is_parked_only_once_its_size_held_for_two_passes(
         assert _parked(conversation) == 0
         assert await parking.tidy() is False
         assert _parked(conversation) >= 3
+
+
+async def test_a_segment_being_swapped_is_counted_once() -> None:
+    """Parking and rebuilding mount the new form before the old one leaves: for that moment the block
+    holds both, and its source (what a copy of the reply takes) must still be the reply once."""
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.query_one(ConversationView)
+        block = await _stream_and_park(pilot, conversation)
+        parked = block.query(ParkedMarkdown).first()
+        seen: list[str] = []
+        real_update = MarkdownView.update
+
+        async def update_and_look(self: MarkdownView, markdown: str) -> None:
+            await real_update(self, markdown)
+            seen.append(markdown_source(block))
+
+        MarkdownView.update = update_and_look  # type: ignore[method-assign]
+        try:
+            async with conversation._rendering:
+                await conversation._parking._rebuild(block, parked)
+        finally:
+            MarkdownView.update = real_update  # type: ignore[method-assign]
+        assert seen and all(source == REPLY for source in seen)
+        assert markdown_source(block) == REPLY

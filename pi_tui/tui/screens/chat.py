@@ -20,6 +20,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
@@ -143,7 +144,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
 
     async def _open_session(self) -> None:
         await self.query_one(ConversationView).show_transcript(self.session.agent.state.messages)
-        self.call_after_refresh(self.first_paint.set)
+        self.call_after_refresh(self._first_frame_shown)
         self.refresh_footer()
         self.side_reset()
         self._load_git_branch()
@@ -151,6 +152,12 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
             self._run_prompts(self.initial_messages)
         if self.open_resume:
             await self.action_resume()
+
+    def _first_frame_shown(self) -> None:
+        self.first_paint.set()
+        # Only now: the SDK's import holds the GIL for half a second and would have delayed this frame.
+        if self.runtime.uses_openai_sdk:
+            warm_up_openai()
 
     def on_unmount(self) -> None:
         self._bridge.unbind()

@@ -50,8 +50,15 @@ class ParkedMarkdown(Widget):
 
 
 def markdown_source(block: Widget) -> str:
-    """The Markdown text a block shows, parked segments included, in order."""
-    return "".join(child.source for child in block.children if isinstance(child, Markdown | ParkedMarkdown))
+    """The Markdown text a block shows, parked segments included, in order. While a segment is being
+    swapped (parked, or rebuilt from its parked form) both forms are mounted for a moment; the one on
+    its way in or out (`-parking`, `-unparking`) is its twin and is not counted twice."""
+    return "".join(
+        child.source
+        for child in block.children
+        if isinstance(child, ParkedMarkdown)
+        or (isinstance(child, Markdown) and not any(child.has_class(name) for name in SWAPPING))
+    )
 
 
 def _placed(child: Widget, block_top: int) -> Region:
@@ -60,6 +67,9 @@ def _placed(child: Widget, block_top: int) -> Region:
     if not region:
         return region
     return Region(0, block_top + region.y, region.width, region.height)
+
+
+SWAPPING = ("-parking", "-unparking")
 
 
 class MarkdownParking:
@@ -118,6 +128,7 @@ class MarkdownParking:
         return pending
 
     async def _park(self, block: Widget, markdown: Markdown, size: Size) -> None:
+        markdown.add_class("-parking")
         with self._container.app.batch_update():
             await block.mount(ParkedMarkdown(markdown.source, size), before=markdown)
             await markdown.remove()
