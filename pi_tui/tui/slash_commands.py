@@ -27,6 +27,12 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "Start a new session", "new_session"),
     SlashCommand("resume", "Open another session of this directory (or any)", "resume"),
     SlashCommand("session", "Session file, id, message counts, tokens and cost", "session_info"),
+    SlashCommand(
+        "request",
+        "The exact request the next turn would send (cache markers, cache key; keys redacted)",
+        "show_request",
+        "[next message]",
+    ),
     SlashCommand("model", "Choose the model", "choose_model"),
     SlashCommand("settings", "Theme and thinking level", "settings"),
     SlashCommand("copy", "Copy the last answer to the clipboard", "copy_answer"),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from textual.command import CommandList
-from textual.widgets import Input, Label, OptionList
+from textual.widgets import DataTable, Input, Label, OptionList
 
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.session.entries import CompactionEntry
@@ -14,6 +15,7 @@ from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
 from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.slash_commands import completions, parse_slash_command
+from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
@@ -276,3 +278,28 @@ async def test_calls_a_compaction_summarised_away_stay_in_the_tools_pane(tmp_pat
         assert viewer.selected == "early" and viewer.line_view.line_count >= 1
         title = str(viewer.query_one("#tool-output-title").render())
         assert title.startswith("bash echo compacted-away — what the model got [done]")
+
+
+async def test_the_next_request_from_a_slash_command_and_from_the_context_pane(tmp_path: Path) -> None:
+    app, _session, _ = make_chat_app(tmp_path, [ScriptedReply(text="first answer")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await submit(pilot, "first question")
+        await submit(pilot, "/request and a follow-up")
+        dialog = app.screen
+        assert isinstance(dialog, InfoDialog) and dialog.title_text == "Next request"
+        assert dialog.markdown.startswith("`POST ") and "Cache: " in dialog.markdown
+        body = json.loads(dialog.markdown.split("```json\n", 1)[1].rsplit("\n```", 1)[0])
+        assert [m["role"] for m in body["messages"]] == ["developer", "user", "assistant", "user"]
+        assert body["messages"][-1]["content"] == [{"type": "text", "text": "and a follow-up"}]
+        assert "authorization: Bearer [redacted]" in dialog.markdown and "unused" not in dialog.markdown
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+        chat(app).query_one(ContextInspector).query_one(DataTable).focus()
+        await pilot.press("r")
+        await until(
+            lambda: isinstance(app.screen, InfoDialog), what="the request dialog from the Context pane"
+        )
+        assert app.screen.markdown.count('"role": "user"') == 1  # the editor is empty: no next message yet

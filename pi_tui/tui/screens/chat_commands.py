@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import on, work
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -21,11 +21,13 @@ from pi_tui.session.compaction_ops import preview_for_store
 from pi_tui.session.listing import list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.session.tree_listing import set_label, tree_lines
+from pi_tui.tui.request_view import request_markdown
 from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.slash_commands import SLASH_COMMANDS
 from pi_tui.tui.theming import theme_menu
+from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.prompt_area import PromptArea
 
 if TYPE_CHECKING:
@@ -263,6 +265,23 @@ class ChatCommands(Screen[None]):
         stats = self.session.session_stats()
         self.app.push_screen(InfoDialog("Session", _stats_markdown(stats.to_json())))
 
+    @on(ContextInspector.RequestWanted)
+    async def _show_next_request(self, event: ContextInspector.RequestWanted) -> None:
+        await self.action_show_request()
+
+    async def action_show_request(self, args: str = "") -> None:
+        """`/request [text]` (and `r` in the Context pane): the next request as it would go out."""
+        from pi_tui.session.next_request import next_request
+
+        draft = args.strip() or self.query_one(PromptArea).text.strip() or None
+        preview = next_request(self.session, draft)
+        if preview is None:
+            self.notify("No model configured: there is no request to show.", severity="warning")
+            return
+        model = self.session.model
+        assert model is not None
+        self.app.push_screen(InfoDialog("Next request", request_markdown(model.base_url, preview)))
+
     async def action_export_session(self, args: str = "") -> None:
         """`/export [--full-output] [path]`: write the page (or .jsonl) in a thread, then say where."""
         from pathlib import Path
@@ -334,6 +353,12 @@ def _stats_markdown(stats: dict[str, Any]) -> str:
         for key, value in stats.items()
         if key != "contextUsage"
     ]
+    usage = stats.get("contextUsage")
+    if usage:
+        percent = f" ({usage['percent']:.0f}%)" if usage.get("percent") is not None else ""
+        window = f"{usage['tokens']:,} of {usage['contextWindow']:,} tokens{percent}"
+        source = usage.get("windowSource")
+        rows.append(f"| context | {window}{f'; window: {source}' if source else ''} |")
     return "\n".join(["| | |", "|---|---|", *rows])
 
 

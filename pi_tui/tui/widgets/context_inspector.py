@@ -62,7 +62,7 @@ class ContextInspector(Vertical):
     }
     """
 
-    BINDINGS = [Binding("s", "toggle_sort", "Sort by size")]
+    BINDINGS = [Binding("s", "toggle_sort", "Sort by size"), Binding("r", "show_request", "Next request")]
 
     class SegmentSelected(Message):
         """A row was chosen: `row_key` is `system:<name>`, `tool:<name>` or `message:<key>`."""
@@ -120,6 +120,12 @@ class ContextInspector(Vertical):
         self._fill_table()
         if self.selected_key is not None:
             self._show_detail(self.selected_key)
+
+    class RequestWanted(Message):
+        """`r`: the user wants to see the exact request the next turn would send."""
+
+    def action_show_request(self) -> None:
+        self.post_message(self.RequestWanted())
 
     def action_toggle_sort(self) -> None:
         """Switch between request order and largest-first."""
