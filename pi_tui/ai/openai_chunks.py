@@ -14,6 +14,7 @@ wrong type (a list where an object belongs, a number as a name) is ignored, neve
 from __future__ import annotations
 
 import json
+import logging
 import math
 import uuid
 from dataclasses import dataclass
@@ -33,6 +34,30 @@ from pi_tui.ai.stream import StreamEvent, StreamEventType
 from pi_tui.ai.tool_arguments import make_tool_call
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+KNOWN_DELTA_FIELDS = frozenset(
+    {
+        "role",
+        "content",
+        "tool_calls",
+        "function_call",
+        "refusal",
+        "audio",
+        "reasoning_details",
+        *REASONING_FIELDS,
+    }
+)
+"""What a delta may carry; anything else is another dialect's field, noted once and otherwise ignored."""
+logger = logging.getLogger(__name__)
+_reported_fields: set[str] = set()
+
+
+def note_unknown_fields(delta: dict[str, Any]) -> None:
+    """Log a delta field pi-tui does not read, once per field and process: a provider that streams its
+    reasoning (or anything else) somewhere unexpected should be findable, never fatal."""
+    for name in delta.keys() - KNOWN_DELTA_FIELDS - _reported_fields:
+        _reported_fields.add(name)
+        logger.warning("provider sent a delta field pi-tui does not read: %r (ignored)", name)
+
 
 _FINISH_REASONS: dict[str, StopReason] = {
     "stop": "stop",
@@ -216,6 +241,7 @@ class ReplyAssembler:
             self.saw_usage = True
         for choice in _objects(chunk.get("choices")):
             delta = _object(choice.get("delta"))
+            note_unknown_fields(delta)
             for field in REASONING_FIELDS:
                 value = delta.get(field)
                 if isinstance(value, str) and value:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+import pytest
 
 from pi_tui.ai.messages import AssistantMessage, ModelPrices, TextContent, ToolCall
 from pi_tui.ai.openai_chunks import ReplyAssembler, map_finish_reason, usage_from_openai
@@ -87,3 +90,15 @@ def test_text_delta_events_carry_the_growing_partial() -> None:
     assert reply.finish_reason == "stop"
     assert reply.partial.response_id == "r1"
     assert not isinstance(reply.partial.content[0], ToolCall)
+
+
+def test_a_field_of_another_dialect_is_logged_once_and_ignored(caplog: pytest.LogCaptureFixture) -> None:
+    reply = assembler()
+    with caplog.at_level(logging.WARNING, logger="pi_tui.ai.openai_chunks"):
+        reply.feed(delta(thoughts="pondering", content="Hi"))
+        reply.feed(delta(thoughts="still", content=" there"))
+    reply.close()
+    assert reply.partial.content == [TextContent(text="Hi there")]
+    assert [record.getMessage() for record in caplog.records] == [
+        "provider sent a delta field pi-tui does not read: 'thoughts' (ignored)"
+    ]
