@@ -30,9 +30,11 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/pytest
 
-# The same suite in a random order (the seed is printed; rerun one with -p randomly -p "randomly_seed=N").
+# The same suite in a random order; `make test-shuffled SEED=N` repeats an order.
+SEED ?= $(shell date +%s)
 test-shuffled: $(STAMP)
-	$(BIN)/pytest -p randomly
+	@echo "test order seed: $(SEED)"
+	$(BIN)/pytest -p randomly -p no:cacheprovider --randomly-seed=$(SEED)
 
 fmt: $(STAMP)
 	$(BIN)/ruff format pi_tui tests bench
