@@ -24,7 +24,7 @@ from pi_tui.ai.openai_messages import WireDialect, WireMessage, to_openai_messag
 from pi_tui.ai.stream import LlmContext, LlmMessage, StreamOptions
 from pi_tui.config.compat import Compat
 from pi_tui.config.identity import APP_CATEGORY, APP_NAME, APP_URL
-from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.model_config import Api, ModelConfig
 
 OUTPUT_TOKEN_CAP = 32_000
 CACHE_RETENTION_ENV = "PI_CACHE_RETENTION"
@@ -145,19 +145,36 @@ def attribution_headers(model: ModelConfig) -> dict[str, str]:
     return {"http-referer": APP_URL, "x-openrouter-title": APP_NAME, "x-openrouter-categories": APP_CATEGORY}
 
 
+def wire_dialect(model: ModelConfig) -> WireDialect:
+    return WireDialect(compat=model.dialect(), reasoning_model=model.reasoning)
+
+
+def prompt_cache_key(model: ModelConfig, options: StreamOptions, api: Api | None = None) -> str | None:
+    """The `prompt_cache_key` a request for `model` over `api` (default: the model's) carries: the session
+    id where it keeps a session on one cache (api.openai.com, or 24-hour retention); the Responses API
+    sends it whenever caching is on, as pi does. One rule for the request and for the request record,
+    which remembers the key because a changed key is a cache miss."""
+    retention = cache_retention(options)
+    if not options.session_id or retention == "none":
+        return None
+    if (api or model.api) == "openai-responses":
+        return options.session_id
+    long_retention = retention == "long" and model.dialect().supports_long_cache_retention
+    return options.session_id if _is_openai(model) or long_retention else None
+
+
 def build_chat_request(model: ModelConfig, context: LlmContext, options: StreamOptions) -> ProviderRequest:
     """The Chat Completions request for `context` (messages not yet transformed for the model)."""
-    compat = model.dialect()
-    dialect = WireDialect(compat=compat, reasoning_model=model.reasoning)
+    dialect = wire_dialect(model)
+    compat = dialect.compat
     messages = transform_messages(context.messages, model)
     retention = cache_retention(options)
     wire_messages = to_openai_messages(context.system_prompt, messages, dialect)
     body: dict[str, Any] = {"model": model.id, "messages": wire_messages, "stream": True}
-    if options.session_id and retention != "none":
-        long_retention = retention == "long" and compat.supports_long_cache_retention
-        if _is_openai(model) or long_retention:
-            body["prompt_cache_key"] = options.session_id
-        if long_retention:
+    cache_key = prompt_cache_key(model, options, "openai-completions")
+    if cache_key is not None:
+        body["prompt_cache_key"] = cache_key
+        if retention == "long" and compat.supports_long_cache_retention:
             body["prompt_cache_retention"] = "24h"
     if compat.supports_usage_in_streaming:
         body["stream_options"] = {"include_usage": True}

@@ -166,8 +166,11 @@ class AgentSession(SessionControls):
         self, model: ModelConfig, context: LlmContext, options: StreamOptions
     ) -> AsyncIterator[StreamEvent]:
         # Session-level retries are visible (countdown, Esc); the SDK's own silent retries would hide them.
+        options = self._call_options(options)
         stream = self.stream_fn(model, context, options)
-        return self._recorder.wrap(stream, model=model, system_prompt=self.system_prompt, tools=context.tools)
+        return self._recorder.wrap(
+            stream, model=model, system_prompt=self.system_prompt, tools=context.tools, options=options
+        )
 
     @property
     def stream_fn(self) -> StreamFunction:
@@ -176,11 +179,23 @@ class AgentSession(SessionControls):
 
     def summary_stream_fn(self, kind: RequestKind) -> StreamFunction:
         """The provider for summary calls, each leaving a request record of `kind`."""
-        return self._recorder.summary_stream(self._provider_call, kind)
+        recorded = self._recorder.summary_stream(self._provider_call, kind)
+
+        def call(
+            model: ModelConfig, context: LlmContext, options: StreamOptions
+        ) -> AsyncIterator[StreamEvent]:
+            # The record keeps the cache key, which the filled-in options decide.
+            return recorded(model, context, self._call_options(options))
+
+        return call
 
     def _provider_call(
         self, model: ModelConfig, context: LlmContext, options: StreamOptions
     ) -> AsyncIterator[StreamEvent]:
+        return self._base_stream_fn(model, context, self._call_options(options))
+
+    def _call_options(self, options: StreamOptions) -> StreamOptions:
+        """`options` with the session's defaults filled in (idempotent)."""
         if options.max_retries is None:
             options = replace(options, max_retries=0)
         if options.session_id is None:  # the provider's cache key and session-affinity headers
@@ -190,7 +205,7 @@ class AgentSession(SessionControls):
             options = replace(options, timeout_s=timeout_ms / 1000)
         if options.http_pool is None and self._http_pool is not None:
             options = replace(options, http_pool=self._http_pool)
-        return self._base_stream_fn(model, context, options)
+        return options
 
     # --- events ---------------------------------------------------------------------------------
 

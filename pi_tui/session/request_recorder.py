@@ -2,9 +2,10 @@
 
 The stream is wrapped to time it (time to first token, total) and to capture the final reply; the
 record is measured from what was sent (system prompt segments, tool schemas, the session's context
-messages with their entry ids) and appended right after the reply's own entry. Records hold counts
-and hashes only. Most are stored as deltas against a recent full record, so the file grows with the
-new messages of each request, not with the whole context every time.
+messages with their entry ids, in the model's dialect, and the `prompt_cache_key` the call's options
+give) and appended right after the reply's own entry. Records hold counts and hashes only. Most are
+stored as deltas against a recent full record, so the file grows with the new messages of each request,
+not with the whole context every time.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
+from pi_tui.ai.chat_request import prompt_cache_key
 from pi_tui.ai.messages import AgentMessage, AssistantMessage
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions, ToolSpec
 from pi_tui.config.model_config import ModelConfig
@@ -39,6 +41,7 @@ class _Sent:
     tools: Sequence[ToolSpec]
     messages: Sequence[AgentMessage]
     entry_ids: Sequence[str | None]
+    cache_key: str | None
     started: float
     time_ms: int
 
@@ -67,7 +70,9 @@ class RequestRecorder:
         model: ModelConfig,
         system_prompt: SystemPrompt,
         tools: Sequence[ToolSpec],
+        options: StreamOptions,
     ) -> AsyncIterator[StreamEvent]:
+        """`options` as the provider gets them (session id filled in): they decide the cache key."""
         context = self._store.build_context()
         sent = _Sent(
             model,
@@ -75,6 +80,7 @@ class RequestRecorder:
             list(tools),
             context.messages,
             context.entry_ids,
+            prompt_cache_key(model, options),
             time.monotonic(),
             int(time.time() * 1000),
         )
@@ -114,6 +120,7 @@ class RequestRecorder:
             time_ms=sent.time_ms,
             previous=self._previous,
             cache=self._cache,
+            cache_key=sent.cache_key,
         )
         base = self._base if self._since_base < FULL_RECORD_EVERY else None
         data = record_entry_data(record, base)
@@ -129,17 +136,24 @@ class RequestRecorder:
 
     def summary_stream(self, provider: StreamFunction, kind: RequestKind) -> StreamFunction:
         """`provider` for compaction and branch summaries: each call leaves a record of its own kind,
-        measured from exactly what it sent (the summarisation prompt and one user message)."""
+        measured from exactly what it sent (the summarisation prompt and one user message). Calls must
+        come with the options the provider gets (session id filled in)."""
 
         def call(
             model: ModelConfig, context: LlmContext, options: StreamOptions
         ) -> AsyncIterator[StreamEvent]:
-            return self._summary_timed(provider(model, context, options), model, context, kind)
+            stream = provider(model, context, options)
+            return self._summary_timed(stream, model, context, kind, prompt_cache_key(model, options))
 
         return call
 
     async def _summary_timed(
-        self, stream: AsyncIterator[StreamEvent], model: ModelConfig, context: LlmContext, kind: RequestKind
+        self,
+        stream: AsyncIterator[StreamEvent],
+        model: ModelConfig,
+        context: LlmContext,
+        kind: RequestKind,
+        cache_key: str | None,
     ) -> AsyncIterator[StreamEvent]:
         started, time_ms = time.monotonic(), int(time.time() * 1000)
         first: float | None = None
@@ -161,6 +175,7 @@ class RequestRecorder:
                     duration_ms=(time.monotonic() - started) * 1000,
                     time_ms=time_ms,
                     cache=self._cache,
+                    cache_key=cache_key,
                 )
                 await asyncio.to_thread(
                     self._store.append_custom, REQUEST_CUSTOM_TYPE, record_entry_data(record)

@@ -17,7 +17,8 @@ from pi_tui.ai.messages import AgentMessage, CompactionSummaryMessage
 from pi_tui.ai.openai_messages import to_openai_messages, to_openai_tools
 from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.model_config import ModelConfig
-from pi_tui.context.accounting.drift import DriftEvent, DriftKind
+from pi_tui.context.accounting.blame import DIALECT_CAUSES, drift_cause, drift_cost
+from pi_tui.context.accounting.drift import DriftEvent
 from pi_tui.context.accounting.ledger import BranchLedger, Zone
 from pi_tui.context.accounting.measure import keyed_sent_messages, message_key
 from pi_tui.context.accounting.record import RecordUsage
@@ -29,16 +30,6 @@ PREVIEW_CHARS = 48
 ROW_SYSTEM = "system:"
 ROW_TOOL = "tool:"
 ROW_MESSAGE = "message:"
-DRIFT_LABELS: dict[DriftKind, str] = {
-    "none": "no drift",
-    "system_prompt": "system prompt part changed",
-    "tool_schema": "tool schema changed",
-    "message_changed": "message changed",
-    "message_removed": "message removed",
-    "compaction": "compaction",
-    "branch_move": "branch moved",
-    "model_switch": "model switched",
-}
 
 
 @dataclass(frozen=True)
@@ -244,10 +235,10 @@ class DriftAlert:
 def drift_event_text(event: DriftEvent, *, requests_ago: int = 0) -> str:
     if not event.drifted:
         return "No drift: the last request only appended"
-    where = f" at {event.segment}" if event.segment is not None else ""
     when = f" {requests_ago} request{'s' if requests_ago != 1 else ''} ago" if requests_ago else ""
-    what = f"{DRIFT_LABELS[event.kind]}{where} · {_n(event.reprocessed_tokens)} tokens re-processed"
-    return f"Drift{when}: {what}"
+    if event.kind in DIALECT_CAUSES:
+        return f"Drift{when}: {drift_cause(event)}: {drift_cost(event)}"
+    return f"Drift{when}: {drift_cause(event)} · {_n(event.reprocessed_tokens)} tokens re-processed"
 
 
 def drift_alerts(data: InspectorData, limit: int = 2) -> list[DriftAlert]:

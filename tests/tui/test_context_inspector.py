@@ -19,6 +19,7 @@ from pi_tui.ai.messages import AssistantMessage, CompactionSummaryMessage, UserM
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply, ScriptedToolCall, ScriptedUsage
 from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.settings import CompactionSettings, Settings
+from pi_tui.context.accounting.drift import DriftEvent
 from pi_tui.context.resources import load_resources
 from pi_tui.context.system_prompt import PromptSegment, SystemPrompt
 from pi_tui.session.agent_session import AgentSession, SessionConfig
@@ -28,6 +29,7 @@ from pi_tui.tui.inspector_view import (
     SegmentTexts,
     cap_text,
     drift_alerts,
+    drift_event_text,
     headline_lines,
     ledger_zones,
     segment_texts,
@@ -252,6 +254,14 @@ async def test_a_tool_change_raises_a_drift_alert_naming_the_segment(tmp_path: P
     assert earlier.drifted and earlier.text.startswith(
         "Drift 2 requests ago: system prompt part changed at tools"
     )
+
+
+def test_a_dialect_cause_is_said_in_plain_words_with_its_cost() -> None:
+    event = DriftEvent("cache_key", None, 0, 0, 12_340, 12_340, None, 2, 1, was="s-1", now="s-2")
+    assert (
+        drift_event_text(event) == "Drift: the cache key changed (s-1 → s-2): 12,340 tokens had to be re-read"
+    )
+    assert drift_event_text(event, requests_ago=2).startswith("Drift 2 requests ago: the cache key changed")
 
 
 def test_cap_text_cuts_giant_texts_with_a_note() -> None:

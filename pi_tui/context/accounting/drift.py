@@ -10,7 +10,16 @@ say why:
 - `message_removed`: a message sent last time is no longer sent although the branch still holds it
   (rollback, retry) or later messages of the previous request are still there;
 - `branch_move`: the previous request's messages from here on belong to another branch;
-- `model_switch`: another model; nothing is cached across models.
+- `model_switch`: another model or provider; nothing is cached across models;
+- `api_switch`: another API (Chat Completions, Responses) for the same model;
+- `cache_key`: another `prompt_cache_key` (a fork, a new session id), which puts the request on another
+  cache whatever its bytes;
+- `reasoning_replay`: a reply was sent with its reasoning replayed another way than last time (under
+  another field, as text, or dropped), e.g. after the dialect's switches changed;
+- `cache_marker`: the request repeated the previous one whole, but the prefix the previous one wrote to
+  an Anthropic-style marker cache is out of its markers' reach (see `marker_reach`).
+
+The dialect kinds need both records to carry their `wire` facts (older records do not: no such blame).
 
 A request compares with the previous record of the same kind (turn with turn, summary with summary), so
 a summarisation call never blames the next turn. Between summarisation calls only the instructions can
@@ -26,6 +35,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from pi_tui.context.accounting.fingerprints import common_prefix_length
+from pi_tui.context.accounting.marker_reach import MarkerBreak, marker_break
 from pi_tui.context.accounting.measure import COMPACTION_SUMMARY_KEY
 from pi_tui.context.accounting.record import RequestRecord
 
@@ -38,6 +48,10 @@ DriftKind: TypeAlias = Literal[
     "compaction",
     "branch_move",
     "model_switch",
+    "api_switch",
+    "cache_key",
+    "reasoning_replay",
+    "cache_marker",
 ]
 OnBranch = Callable[[str], bool]
 """Whether an entry id is on the branch the current request was sent from."""
@@ -61,6 +75,14 @@ class DriftEvent:
     """Provider-reported cached input tokens of the current request, when known."""
     time: int
     previous_time: int
+    was: str | None = None
+    now: str | None = None
+    """What changed, before and after: models (`provider/id`), APIs, cache keys (None: no key), or how a
+    reply's reasoning was replayed (`wire_facts.replayed_reasoning`; None: it had none)."""
+    message_number: int | None = None
+    """1-based position among the request's messages of the segment named, when it is a message."""
+    marker_gap: int | None = None
+    """`cache_marker`: blocks from the lost prefix's end to the next marker (None: no marker after it)."""
 
     @property
     def drifted(self) -> bool:
@@ -71,38 +93,107 @@ def compare_records(
     previous: RequestRecord, current: RequestRecord, on_branch: OnBranch | None = None
 ) -> DriftEvent:
     tokens = current.token_columns()
+    total = sum(tokens)
     cache_read = current.usage.cache_read if current.usage is not None else None
 
-    def event(kind: DriftKind, segment: str | None, index: int | None, common: int) -> DriftEvent:
-        cacheable = sum(tokens[:common])
-        uncached = sum(tokens[common:])
+    def event(
+        kind: DriftKind,
+        segment: str | None,
+        index: int | None,
+        cacheable: int,
+        *,
+        was: str | None = None,
+        now: str | None = None,
+        number: int | None = None,
+        gap: int | None = None,
+    ) -> DriftEvent:
+        uncached = total - cacheable
+        reprocessed = 0 if kind == "none" else uncached
         return DriftEvent(
             kind,
             segment,
             index,
             cacheable,
             uncached,
-            0 if kind == "none" else uncached,
+            reprocessed,
             cache_read,
             current.time,
             previous.time,
+            was=was,
+            now=now,
+            message_number=number,
+            marker_gap=gap,
         )
 
     if not current.same_model(previous):
-        return event("model_switch", None, 0, 0)
+        return event("model_switch", None, 0, 0, was=_ref(previous), now=_ref(current))
+    before, after = previous.wire, current.wire
+    if before is not None and after is not None:
+        if before.api != after.api:
+            return event("api_switch", None, 0, 0, was=before.api, now=after.api)
+        if before.cache_key != after.cache_key:
+            return event("cache_key", None, 0, 0, was=before.cache_key, now=after.cache_key)
     common = common_prefix_length(previous.chain, current.chain)
     if common == len(previous.chain):
-        return event("none", None, None, common)
+        broken = marker_break(before.markers, after.markers) if before and after else None
+        if broken is None:
+            return event("none", None, None, sum(tokens[:common]))
+        index, cacheable = _reach(current, broken)
+        segment, number = _segment_at(current, broken.lost[0])
+        return event("cache_marker", segment, index, cacheable, number=number, gap=broken.gap)
+    cacheable = sum(tokens[:common])
     if common < max(len(previous.system), len(current.system)):
-        return event("system_prompt", _key(current.system.keys, previous.system.keys, common), common, common)
+        key = _key(current.system.keys, previous.system.keys, common)
+        return event("system_prompt", key, common, cacheable)
     offset = common - len(current.system)
     if offset < max(len(previous.tools), len(current.tools)):
-        return event("tool_schema", _key(current.tools.keys, previous.tools.keys, offset), common, common)
+        return event("tool_schema", _key(current.tools.keys, previous.tools.keys, offset), common, cacheable)
     if current.kind == "summary":
-        return event("none", None, None, common)
+        return event("none", None, None, cacheable)
     position = common - current.prefix_length
     kind, segment = _message_drift(previous.messages.keys, current.messages.keys, position, on_branch)
-    return event(kind, segment, common, common)
+    if kind == "message_changed" and segment is not None and before is not None and after is not None:
+        was, now = before.replayed(segment), after.replayed(segment)
+        if was != now and _same_message_at(previous, current, position):
+            return event(
+                "reasoning_replay", segment, common, cacheable, was=was, now=now, number=position + 1
+            )
+    return event(kind, segment, common, cacheable, number=position + 1)
+
+
+def _ref(record: RequestRecord) -> str:
+    return f"{record.provider}/{record.model}"
+
+
+def _same_message_at(previous: RequestRecord, current: RequestRecord, position: int) -> bool:
+    keys = previous.messages.keys, current.messages.keys
+    return position < min(map(len, keys)) and keys[0][position] == keys[1][position]
+
+
+def _reach(current: RequestRecord, broken: MarkerBreak) -> tuple[int, int]:
+    """(first segment not read, tokens read) when the prefix ending at `broken.read` is all the cache
+    gave. Anthropic renders the tool definitions before the system prompt, so a marker on the last tool
+    covers the tools alone, and any later one covers both."""
+    if broken.read is None:
+        return 0, 0
+    segment, end = broken.read
+    if end <= len(current.tools):
+        return 0, current.tools.total()
+    index = max(segment + 1, current.prefix_length)
+    return index, sum(current.token_columns()[:index])
+
+
+def _segment_at(record: RequestRecord, index: int) -> tuple[str | None, int | None]:
+    """(key, message number or None) of segment `index` (-1: before the first segment)."""
+    system, prefix = len(record.system), record.prefix_length
+    if index < 0:
+        return None, None
+    if index >= prefix:
+        position = index - prefix
+        return (record.messages.keys[position] if position < len(record.messages) else None), position + 1
+    if index < system:
+        return record.system.keys[index], None
+    return record.tools.keys[index - system], None
 
 
 def _key(current: list[str], previous: list[str], index: int) -> str | None:

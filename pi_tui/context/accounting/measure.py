@@ -2,11 +2,13 @@
 
 Segments are, in request order, the system prompt parts (by name), the tool schemas (by tool name) and
 the messages (by the id of the session entry they came from). Fingerprints are taken over the wire form
-(`to_openai_messages` / `to_openai_tools`), so equal fingerprints mean equal bytes on the wire; token
-counts come from `tokens.count_message` / `tokens.count`.
+in the model's dialect (`to_openai_messages` / `to_openai_tools` with its `WireDialect`: replayed
+reasoning fields, thinking sent as text, tool-result names, `strict`), so equal fingerprints mean equal
+bytes on the wire, cache markers aside (`wire_facts` places those); token counts come from
+`tokens.count_message` / `tokens.count`.
 
-`MeasureCache` remembers each message object it measured (by identity, holding a reference so the
-identity stays valid), so measuring a request again after one new message costs O(that message).
+`MeasureCache` remembers each message object it measured per dialect (by identity, holding a reference
+so the identity stays valid), so measuring a request again after one new message costs O(that message).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal, NamedTuple, TypeAlias
 
 from pi_tui.ai import tokens
 from pi_tui.ai.convert import convert_to_llm, transform_messages
@@ -26,10 +28,11 @@ from pi_tui.ai.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_tui.ai.openai_messages import to_openai_messages, to_openai_tools
+from pi_tui.ai.openai_messages import PLAIN, WireDialect, to_openai_messages, to_openai_tools
 from pi_tui.ai.stream import LlmMessage, ToolSpec
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.fingerprints import fingerprint
+from pi_tui.context.accounting.wire_facts import WireShape, replayed_reasoning, wire_shape
 from pi_tui.context.system_prompt import SystemPrompt
 
 Section: TypeAlias = Literal["system", "tool", "message"]
@@ -53,6 +56,23 @@ class Segment:
     fingerprint: str
 
 
+@dataclass(frozen=True)
+class MessageMeasure:
+    tokens: int
+    fingerprint: str
+    wire: WireShape
+    reasoning: str | None
+    """How its reasoning is replayed when it is sent as it stands (see `wire_facts.replayed_reasoning`)."""
+
+
+class SentMessage(NamedTuple):
+    key: str
+    sent: LlmMessage
+    """The message as the provider gets it (transformed for the model)."""
+    source: LlmMessage | None
+    """The message before the transform (None for a synthetic result of an orphaned tool call)."""
+
+
 def message_key(message: AgentMessage, entry_id: str | None) -> str:
     """The stable key of a message: its entry id, or a synthetic key for messages without an entry."""
     if entry_id is not None:
@@ -67,6 +87,13 @@ def keyed_sent_messages(
 ) -> list[tuple[str, LlmMessage]]:
     """The messages a provider sends for `messages` (convert, then transform for `model` when given),
     each with its key. Failed replies vanish; synthetic results for orphaned calls get `orphan:<id>`."""
+    return [(sent.key, sent.sent) for sent in sent_messages(messages, entry_ids, model)]
+
+
+def sent_messages(
+    messages: Sequence[AgentMessage], entry_ids: Sequence[str | None], model: ModelConfig | None
+) -> list[SentMessage]:
+    """`keyed_sent_messages`, each with the message it was transformed from."""
     converted: list[tuple[str, LlmMessage]] = []
     for message, entry_id in zip(messages, entry_ids, strict=True):
         if isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
@@ -74,16 +101,16 @@ def keyed_sent_messages(
         else:
             converted.extend((message_key(message, entry_id), llm) for llm in convert_to_llm([message]))
     if model is None:
-        return converted
+        return [SentMessage(key, llm, llm) for key, llm in converted]
     inputs = [(key, llm) for key, llm in converted if not (isinstance(llm, AssistantMessage) and llm.failed)]
-    result: list[tuple[str, LlmMessage]] = []
+    result: list[SentMessage] = []
     position = 0
     for sent in transform_messages([llm for _, llm in converted], model):
         if position < len(inputs) and _same_slot(inputs[position][1], sent):
-            result.append((inputs[position][0], sent))
+            result.append(SentMessage(inputs[position][0], sent, inputs[position][1]))
             position += 1
         elif isinstance(sent, ToolResultMessage):
-            result.append((ORPHAN_RESULT_PREFIX + sent.tool_call_id, sent))
+            result.append(SentMessage(ORPHAN_RESULT_PREFIX + sent.tool_call_id, sent, None))
     return result
 
 
@@ -103,21 +130,46 @@ class MeasureCache:
 
     def __init__(self, limit: int = DEFAULT_CACHE_LIMIT) -> None:
         self._limit = limit
-        self._messages: OrderedDict[int, tuple[LlmMessage, int, str]] = OrderedDict()
+        self._messages: OrderedDict[tuple[int, int], tuple[LlmMessage, MessageMeasure]] = OrderedDict()
         self._texts: OrderedDict[str, int] = OrderedDict()
+        self._dialects: list[WireDialect] = []
 
-    def message(self, message: LlmMessage) -> tuple[int, str]:
+    def message(self, message: LlmMessage, dialect: WireDialect = PLAIN) -> tuple[int, str]:
         """(tokens, fingerprint) of one sent message."""
-        hit = self._messages.get(id(message))
+        [measured] = self.messages([message], dialect)
+        return measured.tokens, measured.fingerprint
+
+    def messages(self, messages: Sequence[LlmMessage], dialect: WireDialect = PLAIN) -> list[MessageMeasure]:
+        """The measure of each sent message, in the wire form of `dialect`."""
+        slot = self._dialect_slot(dialect)
+        return [self._measure(message, slot, dialect) for message in messages]
+
+    def _dialect_slot(self, dialect: WireDialect) -> int:
+        # Dialects are compared once per request, not per message (a `Compat` is not hashable).
+        for slot, known in enumerate(self._dialects):
+            if known == dialect:
+                return slot
+        self._dialects.append(dialect)
+        return len(self._dialects) - 1
+
+    def _measure(self, message: LlmMessage, slot: int, dialect: WireDialect) -> MessageMeasure:
+        key = (id(message), slot)
+        hit = self._messages.get(key)
         if hit is not None and hit[0] is message:
-            self._messages.move_to_end(id(message))
-            return hit[1], hit[2]
-        count = tokens.count_message(message)
-        value = fingerprint(js_dumps(to_openai_messages("", [message])))
-        self._messages[id(message)] = (message, count, value)
+            self._messages.move_to_end(key)
+            return hit[1]
+        wire = to_openai_messages("", [message], dialect)
+        shape = wire_shape(wire)
+        measured = MessageMeasure(
+            tokens.count_message(message),
+            fingerprint(js_dumps(wire)),
+            shape,
+            replayed_reasoning(message, message, shape, dialect),
+        )
+        self._messages[key] = (message, measured)
         if len(self._messages) > self._limit:
             self._messages.popitem(last=False)
-        return count, value
+        return measured
 
     def text(self, text: str) -> tuple[int, str]:
         """(tokens, fingerprint) of a text (a prompt segment, a tool schema's JSON)."""
@@ -139,12 +191,20 @@ def system_segments(prompt: SystemPrompt | str, cache: MeasureCache) -> list[Seg
     return [Segment("system", name, *cache.text(text)) for name, text in parts]
 
 
-def tool_segments(tools: Sequence[ToolSpec], cache: MeasureCache) -> list[Segment]:
+def tool_segments(
+    tools: Sequence[ToolSpec], cache: MeasureCache, dialect: WireDialect = PLAIN
+) -> list[Segment]:
     return [
         Segment("tool", tool.name, *cache.text(js_dumps(wire)))
-        for tool, wire in zip(tools, to_openai_tools(tools), strict=True)
+        for tool, wire in zip(tools, to_openai_tools(tools, dialect), strict=True)
     ]
 
 
-def message_segments(keyed: Sequence[tuple[str, LlmMessage]], cache: MeasureCache) -> list[Segment]:
-    return [Segment("message", key, *cache.message(message)) for key, message in keyed]
+def message_segments(
+    keyed: Sequence[tuple[str, LlmMessage]], cache: MeasureCache, dialect: WireDialect = PLAIN
+) -> list[Segment]:
+    measured = cache.messages([message for _, message in keyed], dialect)
+    return [
+        Segment("message", key, item.tokens, item.fingerprint)
+        for (key, _), item in zip(keyed, measured, strict=True)
+    ]

@@ -7,6 +7,10 @@ the timings. It never holds payload text or keys: the text is reconstructable fr
 On disk a record may be a delta: `base` names the custom entry of an earlier record and `baseKeep` how
 many of its leading message segments this request repeated, so an append-only turn stores only its new
 messages. `expand_record` turns the delta back into a full record.
+
+`wire` (absent from records written before it existed, which still load) keeps what a provider's cache
+keys on besides the segments' bytes: the API, the `prompt_cache_key`, where the cache markers sat and how
+each reply's reasoning was replayed (see `wire_facts`).
 """
 
 from __future__ import annotations
@@ -18,18 +22,22 @@ from typing import Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from pi_tui.ai.chat_request import wire_dialect
 from pi_tui.ai.messages import AgentMessage, AssistantMessage
+from pi_tui.ai.openai_messages import WireDialect
 from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.fingerprints import common_prefix_length, extend_chain
 from pi_tui.context.accounting.measure import (
     MeasureCache,
+    MessageMeasure,
     Segment,
-    keyed_sent_messages,
-    message_segments,
+    SentMessage,
+    sent_messages,
     system_segments,
     tool_segments,
 )
+from pi_tui.context.accounting.wire_facts import Marker, marker_positions, replayed_reasoning
 from pi_tui.context.system_prompt import SystemPrompt
 
 REQUEST_CUSTOM_TYPE = "pi-tui.request"
@@ -90,6 +98,24 @@ class RecordUsage(_Model):
     cache_write: int = 0
 
 
+class WireFacts(_Model):
+    """What the provider's cache keys on besides the segments' bytes."""
+
+    api: str
+    cache_key: str | None = None
+    """The `prompt_cache_key` sent (None: none was)."""
+    markers: list[Marker] = Field(default_factory=list)
+    """(segment index, block end) of each Anthropic cache marker, in block order; empty where the dialect
+    sends none."""
+    reasoning: list[tuple[str, str]] = Field(default_factory=list)
+    """(message key, how that reply's reasoning was replayed: `wire_facts.replayed_reasoning`), in request
+    order; replies without reasoning are left out. Pairs, not a mapping: entry ids are no JSON keys in
+    pi's camelCase files."""
+
+    def replayed(self, key: str) -> str | None:
+        return next((how for message, how in self.reasoning if message == key), None)
+
+
 class RequestRecord(_Model):
     version: int = RECORD_VERSION
     kind: RequestKind = "turn"
@@ -108,6 +134,8 @@ class RequestRecord(_Model):
     duration_ms: float | None = None
     base: str | None = None
     base_keep: int = 0
+    wire: WireFacts | None = None
+    """None in records written before it was kept: their dialect facts are unknown."""
 
     @property
     def prefix_length(self) -> int:
@@ -141,17 +169,36 @@ def build_request_record(
     time_ms: int | None = None,
     previous: RequestRecord | None = None,
     cache: MeasureCache | None = None,
+    cache_key: str | None = None,
 ) -> RequestRecord:
     """Measure one request from what was sent: the prompt segments, the tool specs, and the agent
-    messages with their entry ids (converted and transformed for `model` exactly as the provider does).
+    messages with their entry ids (converted and transformed for `model` exactly as the provider does,
+    in its dialect), and the `prompt_cache_key` it carried.
 
     `previous` (a full record of the same session) lets the chain reuse its shared links; `response`
     supplies usage and stop reason once the reply is complete.
     """
     measure = cache or DEFAULT_CACHE
+    dialect = wire_dialect(model)
     system = system_segments(system_prompt, measure)
-    tool_list = tool_segments(tools, measure)
-    sent = message_segments(keyed_sent_messages(messages, entry_ids, model), measure)
+    tool_list = tool_segments(tools, measure, dialect)
+    outgoing = sent_messages(messages, entry_ids, model)
+    measured = measure.messages([message.sent for message in outgoing], dialect)
+    sent = [
+        Segment("message", message.key, item.tokens, item.fingerprint)
+        for message, item in zip(outgoing, measured, strict=True)
+    ]
+    prompt_text = system_prompt if isinstance(system_prompt, str) else system_prompt.text
+    wire = _wire_facts(
+        model,
+        dialect,
+        cache_key,
+        outgoing,
+        measured,
+        has_system_text=bool(prompt_text),
+        system_count=len(system),
+        tool_count=len(tool_list),
+    )
     fingerprints = [segment.fingerprint for segment in (*system, *tool_list, *sent)]
     shared: list[str] = []
     if previous is not None and previous.base is None:
@@ -176,7 +223,38 @@ def build_request_record(
         stop_reason=response.stop_reason if response is not None else None,
         ttft_ms=ttft_ms,
         duration_ms=duration_ms,
+        wire=wire,
     )
+
+
+def _wire_facts(
+    model: ModelConfig,
+    dialect: WireDialect,
+    cache_key: str | None,
+    outgoing: Sequence[SentMessage],
+    measured: Sequence[MessageMeasure],
+    *,
+    has_system_text: bool,
+    system_count: int,
+    tool_count: int,
+) -> WireFacts:
+    markers: list[Marker] = []
+    if dialect.compat.cache_control_format == "anthropic" and model.api == "openai-completions":
+        markers = marker_positions(
+            system_segments=system_count,
+            has_system_text=has_system_text,
+            tool_count=tool_count,
+            messages=[item.wire for item in measured],
+        )
+    reasoning: list[tuple[str, str]] = []
+    for message, item in zip(outgoing, measured, strict=True):
+        replayed = item.reasoning
+        if message.source is not message.sent and message.source is not None:
+            # Transformed for this model (another model's reply): its thinking went as text or nowhere.
+            replayed = replayed_reasoning(message.source, message.sent, item.wire, dialect)
+        if replayed is not None:
+            reasoning.append((message.key, replayed))
+    return WireFacts(api=model.api, cache_key=cache_key, markers=markers, reasoning=reasoning)
 
 
 def _leading_equal(a: Sequence[str], b: Sequence[str]) -> int:
@@ -208,6 +286,7 @@ def record_entry_data(record: RequestRecord, base: tuple[str, RequestRecord] | N
                         "chain": record.chain[prefix + keep :],
                         "base": base_id,
                         "base_keep": keep,
+                        "wire": _new_messages_wire(record.wire, record.messages.keys[keep:]),
                     }
                 )
     return stored.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -239,4 +318,19 @@ def expand_record(record: RequestRecord, base: RequestRecord | None) -> RequestR
         fingerprints=head.fingerprints + record.messages.fingerprints,
     )
     chain = base.chain[: prefix + keep] + record.chain
-    return record.model_copy(update={"messages": messages, "chain": chain, "base": None, "base_keep": 0})
+    wire = None
+    if record.wire is not None and base.wire is not None:  # else the kept messages' reasoning is unknown
+        reasoning = _reasoning_of(base.wire, head.keys) + record.wire.reasoning
+        wire = record.wire.model_copy(update={"reasoning": reasoning})
+    update = {"messages": messages, "chain": chain, "base": None, "base_keep": 0, "wire": wire}
+    return record.model_copy(update=update)
+
+
+def _new_messages_wire(wire: WireFacts | None, keys: Sequence[str]) -> WireFacts | None:
+    """A delta's wire facts: the reasoning of its own new messages only (the base holds the rest)."""
+    return wire.model_copy(update={"reasoning": _reasoning_of(wire, keys)}) if wire is not None else None
+
+
+def _reasoning_of(wire: WireFacts, keys: Sequence[str]) -> list[tuple[str, str]]:
+    wanted = set(keys)
+    return [(key, how) for key, how in wire.reasoning if key in wanted]

@@ -8,12 +8,14 @@ from pi_tui.ai.messages import (
     AgentMessage,
     AssistantMessage,
     TextContent,
+    ThinkingContent,
     ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
 )
 from pi_tui.ai.stream import ToolSpec
+from pi_tui.config.compat import CompatOverrides
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.measure import MeasureCache
 from pi_tui.context.accounting.record import RequestRecord, build_request_record
@@ -21,6 +23,10 @@ from pi_tui.context.system_prompt import PromptSegment, SystemPrompt
 
 MODEL = ModelConfig(id="m1", provider="p", context_window=1000)
 OTHER_MODEL = ModelConfig(id="m2", provider="p", context_window=1000)
+AS_TEXT_MODEL = MODEL.model_copy(update={"compat": CompatOverrides(requires_thinking_as_text=True)})
+"""The same model on a server that takes reasoning only as text."""
+MARKED = MODEL.model_copy(update={"compat": CompatOverrides(cache_control_format="anthropic")})
+"""The same model with Anthropic cache markers."""
 TOOL = ToolSpec("read", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}})
 OTHER_TOOL = ToolSpec("ls", "List a folder.", {"type": "object", "properties": {}})
 
@@ -50,6 +56,16 @@ def reply(
     )
 
 
+def thinker(text: str, thinking: str, signature: str | None = "reasoning_content") -> AssistantMessage:
+    """A reply with reasoning streamed under `signature` (None: a field nobody named)."""
+    return AssistantMessage(
+        content=[ThinkingContent(thinking=thinking, thinking_signature=signature), TextContent(text=text)],
+        provider=MODEL.provider,
+        model=MODEL.id,
+        timestamp=2,
+    )
+
+
 def call(call_id: str, path: str) -> AssistantMessage:
     return AssistantMessage(
         content=[ToolCall(id=call_id, name="read", arguments={"path": path})],
@@ -75,6 +91,7 @@ def record(
     response: AssistantMessage | None = None,
     time_ms: int = 1000,
     kind: str = "turn",
+    cache_key: str | None = None,
 ) -> RequestRecord:
     return build_request_record(
         model=model,
@@ -86,4 +103,5 @@ def record(
         response=response,
         time_ms=time_ms,
         cache=MeasureCache(),
+        cache_key=cache_key,
     )

@@ -1,0 +1,94 @@
+"""Drift causes in plain words, shared by the inspector pane and `pi-tui context` (text and JSON).
+
+The dialect causes and a model or API change say what changed (`x → y`); the older kinds keep their
+short labels, which name the segment on their own (`message changed at <entry>`).
+"""
+
+from __future__ import annotations
+
+from pi_tui.context.accounting.drift import DriftEvent, DriftKind
+from pi_tui.context.accounting.marker_reach import LOOKBACK
+from pi_tui.context.accounting.wire_facts import AS_TEXT, DROPPED
+
+LABELS: dict[DriftKind, str] = {
+    "none": "no drift",
+    "system_prompt": "system prompt part changed",
+    "tool_schema": "tool schema changed",
+    "message_changed": "message changed",
+    "message_removed": "message removed",
+    "compaction": "compaction",
+    "branch_move": "branch moved",
+    "model_switch": "model switched",
+    "api_switch": "API switched",
+    "cache_key": "cache key changed",
+    "reasoning_replay": "reasoning replayed differently",
+    "cache_marker": "cache marker moved",
+}
+API_NAMES = {"openai-completions": "chat completions", "openai-responses": "responses"}
+DIALECT_CAUSES: frozenset[DriftKind] = frozenset(
+    {"model_switch", "api_switch", "cache_key", "reasoning_replay", "cache_marker"}
+)
+
+
+def drift_cause(event: DriftEvent) -> str:
+    """What broke the cache, e.g. `the cache key changed (abc → def)`."""
+    match event.kind:
+        case "model_switch":
+            return f"the model changed ({event.was} → {event.now})"
+        case "api_switch":
+            return f"the API changed ({_api(event.was)} → {_api(event.now)})"
+        case "cache_key":
+            return f"the cache key changed ({event.was or 'none'} → {event.now or 'none'})"
+        case "reasoning_replay":
+            return (
+                f"reasoning of message {event.message_number} was replayed differently"
+                f" ({_replay_change(event.was, event.now)})"
+            )
+        case "cache_marker":
+            return _marker_cause(event)
+        case _:
+            where = f" at {event.segment}" if event.segment is not None else ""
+            return LABELS[event.kind] + where
+
+
+def drift_cost(event: DriftEvent) -> str:
+    return f"{event.reprocessed_tokens:,} tokens had to be re-read"
+
+
+def _api(api: str | None) -> str:
+    return API_NAMES.get(api or "", api or "unknown")
+
+
+def _form(replayed: str | None) -> str:
+    """How reasoning went back, without its fingerprints: field names, `text`, `dropped` or `none`."""
+    if replayed is None:
+        return "none"
+    return ",".join(part.split(":", 1)[0] for part in replayed.split(","))
+
+
+def _form_words(form: str) -> str:
+    if form == "none":
+        return "no reasoning"
+    if form == AS_TEXT:
+        return "as plain text"
+    if form == DROPPED:
+        return "dropped"
+    return "under " + form.replace(",", " and ")
+
+
+def _replay_change(was: str | None, now: str | None) -> str:
+    before, after = _form(was), _form(now)
+    if before == after:
+        return f"{_form_words(after)}, other text than last time"
+    return f"{_form_words(before)} → {_form_words(after)}"
+
+
+def _marker_cause(event: DriftEvent) -> str:
+    if event.message_number is not None:
+        where = f" (up to message {event.message_number})"
+    else:
+        where = f" (up to {event.segment})" if event.segment is not None else ""
+    lost = f"a cache marker moved: the prefix the last request cached{where}"
+    if event.marker_gap is None:
+        return f"{lost} has no marker at or after it now"
+    return f"{lost} ends {event.marker_gap} blocks before the next marker; the provider looks back {LOOKBACK}"
