@@ -17,6 +17,8 @@ import pytest
 from tests.support.waiting import until_sync
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+TMUX = ("tmux", "-L", f"pi-tui-e2e-{os.getpid()}")
+"""A tmux server of the test's own: a `tmux kill-server` elsewhere on the machine cannot end it."""
 
 WIDTH, HEIGHT = 160, 48
 PI_TUI = str(Path(sys.executable).with_name("pi-tui"))
@@ -24,7 +26,7 @@ PI_TUI = str(Path(sys.executable).with_name("pi-tui"))
 
 def capture(session: str) -> str:
     return subprocess.run(
-        ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True, check=True
+        [*TMUX, "capture-pane", "-p", "-t", session], capture_output=True, text=True, check=True
     ).stdout
 
 
@@ -37,7 +39,7 @@ def wait_for(session: str, text: str, timeout: float = 45.0) -> str:
             return screen
         time.sleep(0.3)
     size = subprocess.run(
-        ["tmux", "display", "-p", "-t", session, "#{window_width}x#{window_height}"],
+        [*TMUX, "display", "-p", "-t", session, "#{window_width}x#{window_height}"],
         capture_output=True,
         text=True,
     ).stdout.strip()
@@ -50,14 +52,14 @@ def demo_session(tmp_path: Path) -> Iterator[str]:
     env = {**os.environ, "PI_TUI_HOME": str(tmp_path / "home"), "TERM": "xterm-256color"}
     command = f"cd {shlex.quote(str(tmp_path))} && {shlex.quote(PI_TUI)} --demo"
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), command],
+        [*TMUX, "new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), command],
         check=True,
         env=env,
     )
     try:
         yield name
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        subprocess.run([*TMUX, "kill-server"], capture_output=True)
 
 
 def test_demo_plays_and_every_pane_answers(demo_session: str) -> None:
@@ -65,24 +67,24 @@ def test_demo_plays_and_every_pane_answers(demo_session: str) -> None:
     assert "DEMO" in screen
     assert "Compacted 10," in screen or "Compacted from" in screen
 
-    subprocess.run(["tmux", "send-keys", "-t", demo_session, "F3"], check=True)
+    subprocess.run([*TMUX, "send-keys", "-t", demo_session, "F3"], check=True)
     assert "bash" in wait_for(demo_session, "what the model")
 
-    subprocess.run(["tmux", "send-keys", "-t", demo_session, "F4"], check=True)
+    subprocess.run([*TMUX, "send-keys", "-t", demo_session, "F4"], check=True)
     assert "threshold" in wait_for(demo_session, "Tokens before")
 
     # Text and Enter go separately: in one burst the terminal may deliver Enter as part of a paste. Enter
     # waits for the completion list, which would otherwise open under it and take it.
-    subprocess.run(["tmux", "send-keys", "-t", demo_session, "-l", "/session"], check=True)
+    subprocess.run([*TMUX, "send-keys", "-t", demo_session, "-l", "/session"], check=True)
     wait_for(demo_session, "Session file, id")
-    subprocess.run(["tmux", "send-keys", "-t", demo_session, "Enter"], check=True)
+    subprocess.run([*TMUX, "send-keys", "-t", demo_session, "Enter"], check=True)
     wait_for(demo_session, "userMessages")
-    subprocess.run(["tmux", "send-keys", "-t", demo_session, "Escape"], check=True)
+    subprocess.run([*TMUX, "send-keys", "-t", demo_session, "Escape"], check=True)
 
-    subprocess.run(["tmux", "send-keys", "-t", demo_session, "C-q"], check=True)
+    subprocess.run([*TMUX, "send-keys", "-t", demo_session, "C-q"], check=True)
 
     def quit_app() -> bool:
-        alive = subprocess.run(["tmux", "has-session", "-t", demo_session], capture_output=True)
+        alive = subprocess.run([*TMUX, "has-session", "-t", demo_session], capture_output=True)
         return alive.returncode != 0 or "pi-tui" not in capture(demo_session)
 
     until_sync(quit_app, timeout=10, interval=0.3, what="pi-tui to quit on ctrl+q")
