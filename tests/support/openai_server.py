@@ -8,6 +8,8 @@ once). Responses use chunked transfer encoding so that a dropped connection is d
 finished body. A reply may carry a `fault` label, and the labels of the replies served are kept in
 `faults_served` (ready-made faults are in `tests.support.faults`). With `cache` set to a
 `PromptCache`, each chat completion's usage is the one that cache emulates (see `_with_emulated_cache`).
+A POST to `/v1/responses` takes from the same queue and streams as the Responses API does (event dicts
+framed with `event:` lines, no `[DONE]`; builders in `tests.support.responses_stream`).
 """
 
 from __future__ import annotations
@@ -143,6 +145,10 @@ class OpenAIServer:
             self.faults_served.append(reply.fault)
         if self.cache is not None and isinstance(reply, StreamReply) and path.endswith("/chat/completions"):
             reply = self._with_emulated_cache(body, reply)
+        if isinstance(reply, StreamReply) and path.endswith("/responses"):
+            from tests.support.responses_stream import as_responses_stream  # it builds on this module
+
+            reply = as_responses_stream(reply)
         if isinstance(reply, ErrorReply):
             await self._send_error(writer, reply)
         else:
