@@ -5,6 +5,10 @@ The standard says an event whose data is empty is not dispatched. The SDK dispat
 `event:`, `id:` or `retry:` field came first and then fails to parse the empty data as JSON, so a
 server's keep-alive (`event: ping` with no data) or a lone `retry: 3000` ended the reply as
 "malformed". Imported by the provider on its first request only: `openai` is slow to import.
+
+`RawEventsOpenAI` hands stream events over as the server's JSON objects instead of SDK models: the
+Responses provider stores a reasoning item verbatim (as pi does, key order included), which the SDK's
+models would reorder and fill.
 """
 
 from __future__ import annotations
@@ -28,3 +32,10 @@ class StandardSSEDecoder(SSEDecoder):
 class PiOpenAI(AsyncOpenAI):
     def _make_sse_decoder(self) -> Any:
         return StandardSSEDecoder()
+
+
+class RawEventsOpenAI(PiOpenAI):
+    """`PiOpenAI` whose streams yield each event's decoded JSON untouched (used for streaming only)."""
+
+    def _process_response_data(self, *, data: object, cast_to: type[Any], response: Any) -> Any:
+        return data

@@ -5,7 +5,8 @@ then `-c -p "Thanks."`, against the loopback server answering as the recording's
 request pi-tui makes is compared with pi's request at the same position: the same body fields and values,
 the same messages (roles, keys, replayed reasoning, cache markers), the same header names. Prose (the
 system prompt, tool descriptions and schemas) and session ids differ by design: the session id must be
-the session's own wherever pi put its own.
+the session's own wherever pi put its own. The Responses API dialect (`responses-reasoning`) also
+compares the session file: its replies must be stored exactly as pi stored them (signatures included).
 """
 
 from __future__ import annotations
@@ -16,10 +17,15 @@ from typing import Any
 
 import pytest
 
+from pi_tui.ai.convert import convert_to_llm
+from pi_tui.ai.responses_request import build_responses_request
+from pi_tui.ai.stream import LlmContext, StreamOptions
+from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import pi_tui_home
 from pi_tui.session.store import SessionStore
 from tests.interop.headless import run_main
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, tool_call_delta, usage
+from tests.support.responses_stream import FunctionCall, Reasoning, responses_reply, responses_usage
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi-requests"
 CHAT_DIALECTS = {
@@ -85,8 +91,8 @@ def scripted_replies(server: OpenAIServer) -> None:
 def without_prose(body: dict[str, Any], session_id: str) -> dict[str, Any]:
     """The body with prose blanked and the session id replaced by a placeholder."""
     body = json.loads(json.dumps(body))
-    messages = body.get("messages") or []
-    if messages and messages[0]["role"] in ("system", "developer"):
+    messages = body.get("messages") or body.get("input") or []
+    if messages and messages[0].get("role") in ("system", "developer"):
         content = messages[0]["content"]
         if isinstance(content, str):
             messages[0]["content"] = "<system prompt>"
@@ -131,28 +137,38 @@ def session_id_of(path: Path) -> str:
     return str(json.loads(lines[0])["id"])
 
 
-@pytest.mark.parametrize("dialect", sorted(CHAT_DIALECTS))
-async def test_requests_equal_pis(
-    dialect: str, openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def run_conversation(
+    dialect: str, thinking: str, server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The recorded conversation through `pi-tui -p` with the dialect's models.json; the session file."""
     models = (FIXTURES / f"{dialect}.models.json").read_text(encoding="utf-8")
     home = pi_tui_home()
     home.mkdir(parents=True, exist_ok=True)
-    (home / "models.json").write_text(models.replace("PORT", str(openai_server.port)), encoding="utf-8")
+    (home / "models.json").write_text(models.replace("PORT", str(server.port)), encoding="utf-8")
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)
     provider, entry = next(iter(json.loads(models)["providers"].items()))
     ref = f"{provider}/{entry['models'][0]['id']}"
-    scripted_replies(openai_server)
 
-    first = ["-p", "--model", ref, "--thinking", CHAT_DIALECTS[dialect], "What is the date? Use bash."]
+    first = ["-p", "--model", ref, "--thinking", thinking, "What is the date? Use bash."]
     assert await run_main(first, monkeypatch) == 0
     assert await run_main(["-c", "-p", "Thanks."], monkeypatch) == 0
 
     sessions = sorted((home / "sessions").rglob("*.jsonl"))
     assert len(sessions) == 1
-    session_id = session_id_of(sessions[0])
+    return sessions[0]
+
+
+@pytest.mark.parametrize("dialect", sorted(CHAT_DIALECTS))
+async def test_requests_equal_pis(
+    dialect: str, openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scripted_replies(openai_server)
+    session_file = await run_conversation(
+        dialect, CHAT_DIALECTS[dialect], openai_server, tmp_path, monkeypatch
+    )
+    session_id = session_id_of(session_file)
     expected = pi_requests(dialect)
     pi_session_id = session_id_of(FIXTURES / f"{dialect}.session.jsonl")
     assert len(openai_server.requests) == len(expected)
@@ -169,4 +185,90 @@ async def test_requests_equal_pis(
             f"request {number}: headers"
         )
     # The reopened session replays the reasoning exactly: its signature field was kept on disk.
-    assert SessionStore.open(sessions[0]).build_context().messages
+    assert SessionStore.open(session_file).build_context().messages
+
+
+def responses_replies(server: OpenAIServer) -> None:
+    """The recording server's three answers on the Responses API, with the usage pi recorded."""
+    server.enqueue(
+        responses_reply(
+            reasoning=Reasoning(
+                ["The user wants the date; run it."], item_id="rs_1", encrypted="ENC-1-opaque"
+            ),
+            text="Let me check.",
+            text_id="msg_1",
+            calls=[
+                FunctionCall("bash", '{"command":"echo 2026-11-29"}', call_id="call_1_0", item_id="fc_1_0")
+            ],
+            response_id="resp_1",
+            model="gpt-5-mini",
+            usage=responses_usage(1411, 4),
+        ),
+        responses_reply(
+            reasoning=Reasoning(["Got it."], item_id="rs_2", encrypted="ENC-2-opaque"),
+            text="It is 2026-11-29.",
+            text_id="msg_2",
+            response_id="resp_2",
+            model="gpt-5-mini",
+            usage=responses_usage(1534, 5),
+        ),
+        responses_reply(
+            text="You are welcome.",
+            text_id="msg_3",
+            response_id="resp_3",
+            model="gpt-5-mini",
+            usage=responses_usage(1618, 5),
+        ),
+    )
+
+
+def stored_messages(path: Path, role: str) -> list[dict[str, Any]]:
+    """The session file's messages of `role` as written, without their timestamps."""
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if message is not None and message["role"] == role:
+            found.append({key: value for key, value in message.items() if key != "timestamp"})
+    return found
+
+
+async def test_responses_api_requests_and_session_equal_pis(
+    openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dialect = "responses-reasoning"
+    responses_replies(openai_server)
+    session_file = await run_conversation(dialect, "medium", openai_server, tmp_path, monkeypatch)
+
+    session_id = session_id_of(session_file)
+    pi_session = FIXTURES / f"{dialect}.session.jsonl"
+    pi_session_id = session_id_of(pi_session)
+    expected = pi_requests(dialect)
+    assert len(openai_server.requests) == len(expected)
+    for number, (ours, theirs) in enumerate(zip(openai_server.requests, expected, strict=True), start=1):
+        assert ours.path == theirs["path"] == "/v1/responses", f"request {number}: path"
+        assert without_prose(ours.body, session_id) == without_prose(theirs["body"], pi_session_id), (
+            f"request {number}: body"
+        )
+        # Replayed items go back key for key as pi wrote them (the reasoning item exactly as received).
+        assert [list(item) for item in ours.body["input"]] == [list(item) for item in theirs["body"]["input"]]
+        assert header_view(ours.headers, session_id) == header_view(theirs["headers"], pi_session_id), (
+            f"request {number}: headers"
+        )
+    # The replies are stored as pi stored them: thinking signed with the whole reasoning item, text with
+    # its message id, tool calls as `call_id|item_id`, the same usage and cost.
+    assert stored_messages(session_file, "assistant") == stored_messages(pi_session, "assistant")
+    ours_results = stored_messages(session_file, "toolResult")
+    assert [(result["toolCallId"], result["content"]) for result in ours_results] == [
+        (result["toolCallId"], result["content"]) for result in stored_messages(pi_session, "toolResult")
+    ]
+
+
+def test_pis_responses_session_replays_as_pi_sent_it() -> None:
+    """pi's own session file, opened by pi-tui, gives the `input` pi sent for its last request."""
+    dialect = "responses-reasoning"
+    messages = SessionStore.open(FIXTURES / f"{dialect}.session.jsonl").build_context().messages
+    model = ModelConfig(id="gpt-5-mini", provider="openai", api="openai-responses", reasoning=True)
+    context = LlmContext("", convert_to_llm(messages[:-1]))  # up to the last request ("Thanks.")
+    request = build_responses_request(model, context, StreamOptions())
+    assert request.body["input"] == pi_requests(dialect)[-1]["body"]["input"][1:]
