@@ -3,11 +3,12 @@
 `convert_to_llm` turns pi-tui's custom message kinds into user messages with pi's exact texts, so a
 session replays byte-for-byte as pi would send it. `transform_messages` is the provider-boundary
 normalisation: failed replies are skipped, orphaned tool calls are answered, images are replaced for
-text-only models and foreign thinking becomes text.
+text-only models, foreign thinking becomes text and foreign tool-call ids are made portable.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from pi_tui.ai.messages import (
@@ -37,6 +38,9 @@ USER_IMAGE_OMITTED = "(image omitted: model does not support images)"
 TOOL_IMAGE_OMITTED = "(tool image omitted: model does not support images)"
 NO_RESULT_PROVIDED = "No result provided"
 FENCE = "```"
+TOOL_CALL_ID_MAX_CHARS = 40
+"""OpenAI's limit for a Chat Completions tool-call id."""
+_UNPORTABLE_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def bash_execution_text(message: BashExecutionMessage) -> str:
@@ -119,21 +123,43 @@ def _strip_images(message: LlmMessage) -> LlmMessage:
     return message
 
 
-def _foreign_block(block: AssistantBlock) -> AssistantBlock | None:
-    """A block of another model's reply as this model may see it (None = dropped)."""
+def portable_tool_call_id(call_id: str) -> str:
+    """A Responses id (`call_id|item_id`) as any other API takes it: the call id alone, in the characters
+    every provider accepts, at most 40 of them. Other ids are left as they are."""
+    if "|" not in call_id:
+        return call_id
+    head = call_id.split("|", 1)[0] or call_id
+    return _UNPORTABLE_ID_CHARS.sub("_", head)[:TOOL_CALL_ID_MAX_CHARS]
+
+
+def _foreign_block(block: AssistantBlock, renamed: dict[str, str]) -> AssistantBlock | None:
+    """A block of another model's reply as this model may see it (None = dropped). A renamed tool call
+    is recorded in `renamed` so that its result follows it."""
     if isinstance(block, ThinkingContent):
         if block.redacted or not block.thinking.strip():
             return None
         return TextContent(text=block.thinking)
-    if isinstance(block, ToolCall) and block.thought_signature is not None:
-        return block.model_copy(update={"thought_signature": None})
+    if isinstance(block, TextContent) and block.text_signature is not None:
+        # The signature names an item of the other model's response; this model never saw it.
+        return TextContent(text=block.text)
+    if isinstance(block, ToolCall):
+        update: dict[str, object] = {}
+        if block.thought_signature is not None:
+            update["thought_signature"] = None
+        portable = portable_tool_call_id(block.id)
+        if portable != block.id:
+            renamed[block.id] = portable
+            update["id"] = portable
+        return block.model_copy(update=update) if update else block
     return block
 
 
-def _for_model(message: AssistantMessage, model: ModelConfig) -> AssistantMessage:
+def _for_model(message: AssistantMessage, model: ModelConfig, renamed: dict[str, str]) -> AssistantMessage:
     if message.provider == model.provider and message.api == model.api and message.model == model.id:
         return message
-    blocks = [converted for block in message.content if (converted := _foreign_block(block)) is not None]
+    blocks = [
+        converted for block in message.content if (converted := _foreign_block(block, renamed)) is not None
+    ]
     return message.model_copy(update={"content": blocks})
 
 
@@ -157,6 +183,7 @@ def transform_messages(messages: Sequence[LlmMessage], model: ModelConfig) -> li
     result: list[LlmMessage] = []
     pending: list[ToolCall] = []
     answered: set[str] = set()
+    renamed: dict[str, str] = {}
     for message in messages:
         if isinstance(message, AssistantMessage) and message.failed:
             continue
@@ -166,9 +193,11 @@ def transform_messages(messages: Sequence[LlmMessage], model: ModelConfig) -> li
         if not supports_images:
             message = _strip_images(message)
         if isinstance(message, AssistantMessage):
-            message = _for_model(message, model)
+            message = _for_model(message, model, renamed)
             pending = list(message.tool_calls)
         elif isinstance(message, ToolResultMessage):
+            if message.tool_call_id in renamed:
+                message = message.model_copy(update={"tool_call_id": renamed[message.tool_call_id]})
             answered.add(message.tool_call_id)
         result.append(message)
     if pending:

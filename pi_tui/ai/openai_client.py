@@ -8,6 +8,9 @@ server's keep-alive (`event: ping` with no data) or a lone `retry: 3000` ended t
 is slow to import.
 
 `new_http_client` makes the HTTP client a connection pool shares between requests (`http_pool`).
+`RawEventsOpenAI` hands stream events over as the server's JSON objects instead of SDK models: the
+Responses provider stores a reasoning item verbatim (as pi does, key order included), which the SDK's
+models would reorder and fill.
 """
 
 from __future__ import annotations
@@ -49,3 +52,10 @@ def new_http_client() -> Any:
         keepalive_expiry=IDLE_CONNECTION_SECONDS,
     )
     return DefaultAsyncHttpxClient(limits=limits)
+
+
+class RawEventsOpenAI(PiOpenAI):
+    """`PiOpenAI` whose streams yield each event's decoded JSON untouched (used for streaming only)."""
+
+    def _process_response_data(self, *, data: object, cast_to: type[Any], response: Any) -> Any:
+        return data

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.chat_request import ProviderRequest, build_chat_request
-from pi_tui.ai.messages import AssistantMessage, ModelPrices
+from pi_tui.ai.messages import AssistantMessage, ModelPrices, StopReason
 from pi_tui.ai.openai_chunks import ReplyAssembler, map_finish_reason
 from pi_tui.ai.openai_errors import describe_error
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
@@ -45,8 +45,12 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _make_client(model: ModelConfig, options: StreamOptions, http_client: Any = None) -> Any:
-    from pi_tui.ai.openai_client import PiOpenAI
+def _make_client(
+    model: ModelConfig, options: StreamOptions, http_client: Any = None, *, raw_events: bool = False
+) -> Any:
+    """A client for one request (over a pooled `http_client` when given); `raw_events`: stream events stay
+    plain JSON (see `RawEventsOpenAI`)."""
+    from pi_tui.ai.openai_client import PiOpenAI, RawEventsOpenAI
 
     extra: dict[str, Any] = {}
     if options.timeout_s is not None:
@@ -55,7 +59,8 @@ def _make_client(model: ModelConfig, options: StreamOptions, http_client: Any = 
         extra["max_retries"] = options.max_retries
     if http_client is not None:
         extra["http_client"] = http_client
-    return PiOpenAI(
+    client_class = RawEventsOpenAI if raw_events else PiOpenAI
+    return client_class(
         api_key=options.api_key or NO_API_KEY,
         base_url=model.base_url,
         default_headers=model.headers or None,
@@ -158,23 +163,32 @@ async def stream_openai(
         yield event
     if failure is None and assembler.finish_reason is None:
         failure = (STREAM_ENDED_EARLY, None)
+    yield final_event(partial, failure, aborted, map_finish_reason(assembler.finish_reason or "stop"))
+
+
+def final_event(
+    partial: AssistantMessage,
+    failure: tuple[str, dict[str, Any] | None] | None,
+    aborted: bool,
+    outcome: tuple[StopReason, str | None],
+) -> StreamEvent:
+    """The reply's terminal event: its failure if it had one, else the stop reason the server gave
+    (`outcome`: an error stop reason comes with its text)."""
     if failure is not None:
         text, diagnostic = failure
         partial.stop_reason = "aborted" if aborted else "error"
         partial.error_message = text
         if diagnostic is not None:
             partial.diagnostics = [*(partial.diagnostics or []), diagnostic]
-        yield StreamEvent("error", partial, message=partial)
-        return
-    stop_reason, error_message = map_finish_reason(assembler.finish_reason or "stop")
+        return StreamEvent("error", partial, message=partial)
+    stop_reason, error_message = outcome
     if stop_reason == "stop" and partial.tool_calls:
         stop_reason = "toolUse"  # some servers say "stop" after tool calls; the loop must run them
     partial.stop_reason = stop_reason
     if error_message is not None:
         partial.error_message = error_message
-        yield StreamEvent("error", partial, message=partial)
-    else:
-        yield StreamEvent("done", partial, message=partial)
+        return StreamEvent("error", partial, message=partial)
+    return StreamEvent("done", partial, message=partial)
 
 
 async def _close_quietly(stream: Any, client: Any) -> None:

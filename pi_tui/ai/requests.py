@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pi_tui.ai.chat_request import ProviderRequest, build_chat_request
+from pi_tui.ai.responses_request import build_responses_request
 from pi_tui.ai.stream import LlmContext, StreamOptions
 from pi_tui.config.model_config import ModelConfig
 
@@ -11,6 +12,8 @@ REDACTED = "[redacted]"
 
 
 def build_request(model: ModelConfig, context: LlmContext, options: StreamOptions) -> ProviderRequest:
+    if model.api == "openai-responses":
+        return build_responses_request(model, context, options)
     return build_chat_request(model, context, options)
 
 

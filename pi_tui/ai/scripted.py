@@ -5,6 +5,11 @@ with an optional per-chunk delay, ending in `done` or (for `error`) an `error` e
 message, so overflow and retryable texts drive the same paths as a real provider. Every context it
 is called with is recorded for assertions on prompts. It never raises: an exhausted script answers
 `scripted provider: no more replies`, and an abort ends the reply as `aborted` mid-stream.
+
+Replies are stamped with the model's `api` and shaped like that API's provider would store them: for
+`openai-responses`, thinking is signed with its reasoning item (`rs_<n>`, without `encrypted_content`:
+there is nothing to encrypt), text with its message item id (`msg_<n>`), and tool-call ids are
+`call_<n>_<i>|fc_<n>_<i>`, so an offline session replays like a real one.
 """
 
 from __future__ import annotations
@@ -34,12 +39,13 @@ from pi_tui.ai.messages import (
     compute_cost,
 )
 from pi_tui.ai.openai_provider import ABORTED_MESSAGE
+from pi_tui.ai.responses_input import encode_text_signature
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamEventType, StreamOptions
 from pi_tui.ai.tool_arguments import make_tool_call
 from pi_tui.config.model_config import ModelConfig
 
 EXHAUSTED_MESSAGE = "scripted provider: no more replies"
-SCRIPTED_API = "openai-completions"
+RESPONSES_API = "openai-responses"
 CHARS_PER_TOKEN = 4
 _TEXT_EVENTS: tuple[StreamEventType, StreamEventType, StreamEventType] = (
     "text_start",
@@ -160,8 +166,9 @@ class _Replay:
         self.reply = reply
         self.number = number
         self.delay_s = reply.delay_s if reply.delay_s is not None else delay_s
+        self.responses = model.api == RESPONSES_API
         self.partial = AssistantMessage(
-            api=SCRIPTED_API,
+            api=model.api,
             provider=model.provider,
             model=model.id,
             timestamp=int(time.time() * 1000),
@@ -203,10 +210,24 @@ class _Replay:
             else:
                 block.text += piece
             yield self._event(delta, index, piece)
+        if self.responses:
+            self._sign(block)
         yield self._event(end, index)
+
+    def _sign(self, block: TextContent | ThinkingContent) -> None:
+        """The signature a Responses provider stores with a finished block."""
+        if isinstance(block, TextContent):
+            block.text_signature = encode_text_signature(f"msg_{self.number}")
+            return
+        summary = [{"type": "summary_text", "text": block.thinking}]
+        block.thinking_signature = js_dumps(
+            {"type": "reasoning", "id": f"rs_{self.number}", "summary": summary}
+        )
 
     async def _stream_tool_call(self, spec: ScriptedToolCall, position: int) -> AsyncIterator[StreamEvent]:
         call_id = spec.id or f"call_{self.number}_{position}"
+        if self.responses and "|" not in call_id:
+            call_id += f"|fc_{self.number}_{position}"
         raw = spec.arguments if isinstance(spec.arguments, str) else js_dumps(spec.arguments)
         self.partial.content.append(ToolCall(id=call_id, name=spec.name))
         index = len(self.partial.content) - 1

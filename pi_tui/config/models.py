@@ -1,6 +1,7 @@
 """The model registry: pi's `models.json`, zero-config from the environment, and `--model` resolution.
 
-`models.json` (R2.4) maps provider names to `{baseUrl, apiKey, api, headers?, models[...]}`. The file
+`models.json` (R2.4) maps provider names to `{baseUrl, apiKey, api, headers?, models[...]}`; `api` (a
+provider's, or a model's own) is `openai-completions` (the default) or `openai-responses`. The file
 is only read, never written; a malformed file yields diagnostics (path, line, column) and no models,
 never an exception. `apiKey` names an environment variable when one of that name exists, else it is
 the key itself. Without a file (or for an id it does not list), `OPENAI_API_KEY` and
@@ -25,14 +26,16 @@ from pi_tui.config.compat import CompatOverrides
 from pi_tui.config.json_locations import locate, value_offsets
 from pi_tui.config.model_config import (
     DEFAULT_CONTEXT_WINDOW,
+    SUPPORTED_APIS,
     WINDOW_ASSUMED,
+    Api,
     InputKind,
     ModelConfig,
     Prices,
 )
 from pi_tui.config.paths import models_path
 
-SUPPORTED_API = "openai-completions"
+DEFAULT_API: Api = "openai-completions"
 ZERO_CONFIG_PROVIDER = "openai"
 OPENAI_API_KEY_ENV = "OPENAI_API_KEY"
 OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -104,8 +107,8 @@ class ModelRegistry:
     models: list[ModelConfig] = field(default_factory=list)
     diagnostics: list[ModelsDiagnostic] = field(default_factory=list)
     key_specs: dict[str, str] = field(default_factory=dict, repr=False)
-    endpoints: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
-    """Provider name → (baseUrl, headers), for `provider/<id the file does not list>`."""
+    endpoints: dict[str, tuple[str, dict[str, str], Api]] = field(default_factory=dict)
+    """Provider name → (baseUrl, headers, api), for `provider/<id the file does not list>`."""
 
     def find(self, ref: str) -> ModelConfig | None:
         """`provider/id` (a provider named in the file) or a bare id (first match in file order)."""
@@ -159,8 +162,15 @@ def parse_models_file(path: Path) -> tuple[ModelsFile | None, list[ModelsDiagnos
         return None, [_error_at(path, text, tuple(issue["loc"]), issue["msg"]) for issue in error.errors()]
 
 
-def _model_config(provider: str, entry: ProviderEntry, model: ModelEntry, base_url: str) -> ModelConfig:
+def _supported(api: str | None) -> Api | None:
+    return next((known for known in SUPPORTED_APIS if known == api), None)
+
+
+def _model_config(
+    provider: str, entry: ProviderEntry, model: ModelEntry, base_url: str, api: Api
+) -> ModelConfig:
     config = ModelConfig(id=model.id, name=model.name or model.id, provider=provider, base_url=base_url)
+    config.api = api
     if model.context_window is not None:
         config.context_window = model.context_window
     if model.max_tokens is not None:
@@ -195,8 +205,10 @@ def _unknown_compat_keys(path: Path, where: str, compat: CompatOverrides | None)
 def build_registry(parsed: ModelsFile, path: Path) -> ModelRegistry:
     registry = ModelRegistry()
     for provider, entry in parsed.providers.items():
-        if entry.api is not None and entry.api != SUPPORTED_API:
-            message = f'provider "{provider}": api "{entry.api}" is not supported (only {SUPPORTED_API})'
+        provider_api = _supported(entry.api or DEFAULT_API)
+        if provider_api is None:
+            supported = ", ".join(SUPPORTED_APIS)
+            message = f'provider "{provider}": api "{entry.api}" is not supported (only {supported})'
             registry.diagnostics.append(ModelsDiagnostic("warning", message, path))
             continue
         base_url = entry.base_url or (DEFAULT_BASE_URL if provider == ZERO_CONFIG_PROVIDER else None)
@@ -209,15 +221,16 @@ def build_registry(parsed: ModelsFile, path: Path) -> ModelRegistry:
             registry.diagnostics.append(ModelsDiagnostic("warning", message, path))
         elif entry.api_key:
             registry.key_specs[provider] = entry.api_key
-        registry.endpoints[provider] = (base_url, dict(entry.headers or {}))
+        registry.endpoints[provider] = (base_url, dict(entry.headers or {}), provider_api)
         registry.diagnostics += _unknown_compat_keys(path, f'provider "{provider}"', entry.compat)
         for model in entry.models:
             registry.diagnostics += _unknown_compat_keys(path, f'model "{provider}/{model.id}"', model.compat)
-            if model.api is not None and model.api != SUPPORTED_API:
+            model_api = _supported(model.api or provider_api)
+            if model_api is None:
                 message = f'model "{provider}/{model.id}": api "{model.api}" is not supported; skipped'
                 registry.diagnostics.append(ModelsDiagnostic("warning", message, path))
             else:
-                registry.models.append(_model_config(provider, entry, model, base_url))
+                registry.models.append(_model_config(provider, entry, model, base_url, model_api))
     return registry
 
 
@@ -236,7 +249,7 @@ def _unknown_window(ref: str) -> str:
 
 def _provider_endpoint(
     registry: ModelRegistry, ref: str
-) -> tuple[str, str, tuple[str, dict[str, str]]] | None:
+) -> tuple[str, str, tuple[str, dict[str, str], Api]] | None:
     provider, _, model_id = ref.partition("/")
     endpoint = registry.endpoints.get(provider)
     return (provider, model_id, endpoint) if model_id and endpoint is not None else None
@@ -280,10 +293,11 @@ def resolve_model(
         key = api_key or registry.api_key(model.provider, environment)
         source: Literal["models.json", "zero-config"] = "models.json"
     elif ref and (endpoint := _provider_endpoint(registry, ref)) is not None:
-        provider, model_id, (endpoint_url, headers) = endpoint
+        provider, model_id, (endpoint_url, headers, endpoint_api) = endpoint
         model = ModelConfig(id=model_id, name=model_id, provider=provider, base_url=endpoint_url)
         model.headers = headers
         model.window_source = WINDOW_ASSUMED
+        model.api = endpoint_api
         key = api_key or registry.api_key(provider, environment)
         source = "models.json"
         diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))

@@ -18,7 +18,7 @@ import asyncio
 import sys
 from typing import TextIO
 
-from pi_tui.ai.openai_provider import stream_openai
+from pi_tui.ai.providers import stream_by_api
 from pi_tui.config.models import resolve_model
 from pi_tui.config.settings import Settings
 from pi_tui.config.settings_files import load_settings
@@ -169,7 +169,7 @@ def run_compact_command(argv: list[str]) -> int:
                 store,
                 model=resolution.model,
                 api_key=resolution.api_key,
-                stream_fn=stream_openai,
+                stream_fn=stream_by_api,
                 settings=settings.compaction,
                 custom_instructions=options.instructions,
                 reason="manual",

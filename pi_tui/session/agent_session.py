@@ -436,6 +436,6 @@ class AgentSession(SessionControls):
 
 
 def _default_stream_fn() -> StreamFunction:
-    from pi_tui.ai.openai_provider import stream_openai
+    from pi_tui.ai.providers import stream_by_api
 
-    return stream_openai
+    return stream_by_api

@@ -166,3 +166,55 @@ def test_thinking_from_another_model_becomes_text() -> None:
     assert isinstance(call, ToolCall) and call.thought_signature is None
     same = assistant(ThinkingContent(thinking="plan"), TextContent(text="ok"))
     assert transform_messages([same], MODEL)[0] is same
+
+
+RESPONSES = ModelConfig(id="gpt-5-mini", provider="openai", api="openai-responses")
+
+
+def test_responses_tool_call_ids_are_made_portable_with_their_results() -> None:
+    long_call = "call_" + "x" * 60
+    reply = assistant(
+        TextContent(text="Two calls.", text_signature='{"v":1,"id":"msg_1"}'),
+        ToolCall(id="call_1|fc_1", name="bash"),
+        ToolCall(id=f"{long_call}|fc_2", name="read"),
+        ToolCall(id="call.odd:3|fc_3", name="ls"),
+        api="openai-responses",
+        provider="openai",
+        model="gpt-5-mini",
+        stop_reason="toolUse",
+    )
+    results = [
+        ToolResultMessage(tool_call_id="call_1|fc_1", tool_name="bash", timestamp=3),
+        ToolResultMessage(tool_call_id=f"{long_call}|fc_2", tool_name="read", timestamp=3),
+    ]
+    converted = transform_messages([reply, *results], MODEL)
+    first = converted[0]
+    assert isinstance(first, AssistantMessage)
+    ids = [call.id for call in first.tool_calls]
+    assert ids == ["call_1", long_call[:40], "call_odd_3"]
+    assert first.content[0] == TextContent(text="Two calls.")  # the other API's item id is not kept
+    assert [message.tool_call_id for message in converted[1:] if isinstance(message, ToolResultMessage)] == [
+        "call_1",
+        long_call[:40],
+        "call_odd_3",  # the unanswered call is answered under its new id
+    ]
+    assert (
+        reply.tool_calls[0].id == "call_1|fc_1" and results[0].tool_call_id == "call_1|fc_1"
+    )  # inputs untouched
+
+
+def test_ids_stay_as_they_are_for_the_same_model_and_for_plain_ids() -> None:
+    reply = assistant(
+        ToolCall(id="call_1|fc_1", name="bash"),
+        api="openai-responses",
+        provider="openai",
+        model="gpt-5-mini",
+        stop_reason="toolUse",
+    )
+    result = ToolResultMessage(tool_call_id="call_1|fc_1", tool_name="bash", timestamp=3)
+    same = transform_messages([reply, result], RESPONSES)
+    assert same[0] is reply and same[1] is result
+    chat_reply = assistant(ToolCall(id="functions.bash:0", name="bash"), model="other", stop_reason="toolUse")
+    converted = transform_messages([chat_reply], RESPONSES)
+    first = converted[0]
+    assert isinstance(first, AssistantMessage) and first.tool_calls[0].id == "functions.bash:0"

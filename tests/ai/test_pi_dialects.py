@@ -16,6 +16,10 @@ from typing import Any
 
 import pytest
 
+from pi_tui.ai.convert import convert_to_llm
+from pi_tui.ai.responses_request import build_responses_request
+from pi_tui.ai.stream import LlmContext, StreamOptions
+from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import pi_tui_home
 from pi_tui.session.store import SessionStore
 from tests.interop.headless import run_main
@@ -27,6 +31,7 @@ from tests.support.pi_dialects import (
     SECOND_PROMPT,
     install_models,
     pi_requests,
+    responses_replies,
     scripted_replies,
     session_id_of,
 )
@@ -49,8 +54,8 @@ SESSION_HEADERS = {"session_id", "x-client-request-id", "x-session-affinity"}
 def without_prose(body: dict[str, Any], session_id: str) -> dict[str, Any]:
     """The body with prose blanked and the session id replaced by a placeholder."""
     body = json.loads(json.dumps(body))
-    messages = body.get("messages") or []
-    if messages and messages[0]["role"] in ("system", "developer"):
+    messages = body.get("messages") or body.get("input") or []
+    if messages and messages[0].get("role") in ("system", "developer"):
         content = messages[0]["content"]
         if isinstance(content, str):
             messages[0]["content"] = "<system prompt>"
@@ -124,3 +129,61 @@ async def test_requests_equal_pis(
         )
     # The reopened session replays the reasoning exactly: its signature field was kept on disk.
     assert SessionStore.open(sessions[0]).build_context().messages
+
+
+def stored_messages(path: Path, role: str) -> list[dict[str, Any]]:
+    """The session file's messages of `role` as written, without their timestamps."""
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if message is not None and message["role"] == role:
+            found.append({key: value for key, value in message.items() if key != "timestamp"})
+    return found
+
+
+async def test_responses_api_requests_and_session_equal_pis(
+    openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dialect = "responses-reasoning"
+    responses_replies(openai_server)
+    ref = install_models(dialect, openai_server)
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    assert await run_main(["-p", "--model", ref, "--thinking", "medium", FIRST_PROMPT], monkeypatch) == 0
+    assert await run_main(["-c", "-p", SECOND_PROMPT], monkeypatch) == 0
+    (session_file,) = sorted((pi_tui_home() / "sessions").rglob("*.jsonl"))
+
+    session_id = session_id_of(session_file)
+    pi_session = FIXTURES / f"{dialect}.session.jsonl"
+    pi_session_id = session_id_of(pi_session)
+    expected = pi_requests(dialect)
+    assert len(openai_server.requests) == len(expected)
+    for number, (ours, theirs) in enumerate(zip(openai_server.requests, expected, strict=True), start=1):
+        assert ours.path == theirs["path"] == "/v1/responses", f"request {number}: path"
+        assert without_prose(ours.body, session_id) == without_prose(theirs["body"], pi_session_id), (
+            f"request {number}: body"
+        )
+        # Replayed items go back key for key as pi wrote them (the reasoning item exactly as received).
+        assert [list(item) for item in ours.body["input"]] == [list(item) for item in theirs["body"]["input"]]
+        assert header_view(ours.headers, session_id) == header_view(theirs["headers"], pi_session_id), (
+            f"request {number}: headers"
+        )
+    # The replies are stored as pi stored them: thinking signed with the whole reasoning item, text with
+    # its message id, tool calls as `call_id|item_id`, the same usage and cost.
+    assert stored_messages(session_file, "assistant") == stored_messages(pi_session, "assistant")
+    ours_results = stored_messages(session_file, "toolResult")
+    assert [(result["toolCallId"], result["content"]) for result in ours_results] == [
+        (result["toolCallId"], result["content"]) for result in stored_messages(pi_session, "toolResult")
+    ]
+
+
+def test_pis_responses_session_replays_as_pi_sent_it() -> None:
+    """pi's own session file, opened by pi-tui, gives the `input` pi sent for its last request."""
+    dialect = "responses-reasoning"
+    messages = SessionStore.open(FIXTURES / f"{dialect}.session.jsonl").build_context().messages
+    model = ModelConfig(id="gpt-5-mini", provider="openai", api="openai-responses", reasoning=True)
+    context = LlmContext("", convert_to_llm(messages[:-1]))  # up to the last request ("Thanks.")
+    request = build_responses_request(model, context, StreamOptions())
+    assert request.body["input"] == pi_requests(dialect)[-1]["body"]["input"][1:]

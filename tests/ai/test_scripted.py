@@ -10,6 +10,7 @@ from pathlib import Path
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
 from pi_tui.ai.overflow import is_context_overflow
+from pi_tui.ai.responses_request import build_responses_request
 from pi_tui.ai.retryable import is_retryable_error
 from pi_tui.ai.scripted import (
     ScriptedProvider,
@@ -159,3 +160,45 @@ async def test_runs_concurrently_with_other_tasks() -> None:
     await run(provider)
     task.cancel()
     assert ticks > 3
+
+
+async def test_replies_for_a_responses_model_are_shaped_like_the_responses_provider_s() -> None:
+    model = MODEL.model_copy(update={"api": "openai-responses", "reasoning": True})
+    reply = ScriptedReply(
+        thinking="plan",
+        text="Reading.",
+        tool_calls=[
+            ScriptedToolCall(name="read", arguments={"path": "a"}),
+            ScriptedToolCall(name="ls", id="mine"),
+        ],
+    )
+    provider = ScriptedProvider([reply])
+    message = final([event async for event in provider(model, context(), StreamOptions())])
+    assert message.api == "openai-responses"
+    thinking, text = message.content[:2]
+    assert isinstance(thinking, ThinkingContent) and thinking.thinking_signature is not None
+    assert json.loads(thinking.thinking_signature) == {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": "plan"}],
+    }
+    assert text == TextContent(text="Reading.", text_signature='{"v":1,"id":"msg_1"}')
+    assert [call.id for call in message.tool_calls] == ["call_1_0|fc_1_0", "mine|fc_1_1"]
+    # Replayed to the same model, the reply goes back as the items a real provider would have sent.
+    followup = LlmContext("", [*context().messages, message])
+    items = build_responses_request(model, followup, StreamOptions()).body["input"][1:]
+    assert [(item["type"], item.get("id")) for item in items] == [
+        ("reasoning", "rs_1"),
+        ("message", "msg_1"),
+        ("function_call", "fc_1_0"),
+        ("function_call", "fc_1_1"),
+        ("function_call_output", None),
+        ("function_call_output", None),
+    ]
+
+
+async def test_replies_carry_the_model_s_api() -> None:
+    provider = ScriptedProvider([ScriptedReply(text="x", thinking="y")])
+    message = final(await run(provider))
+    assert message.api == "openai-completions"
+    assert all(block.model_dump().get("thinking_signature") is None for block in message.content)

@@ -205,3 +205,47 @@ def test_command_api_keys_are_not_run(tmp_path: Path) -> None:
     resolved = resolve_model("m", registry=registry, env={})
     assert resolved.api_key is None
     assert any("not supported" in d.message for d in registry.diagnostics)
+
+
+def test_the_responses_api_at_provider_and_model_level(tmp_path: Path) -> None:
+    config = {
+        "providers": {
+            "openai": {
+                "baseUrl": "https://api.openai.com/v1",
+                "api": "openai-responses",
+                "models": [{"id": "gpt-5-mini"}, {"id": "gpt-4o", "api": "openai-completions"}],
+            },
+            "local": {
+                "baseUrl": "http://localhost:8000/v1",
+                "models": [{"id": "qwen"}, {"id": "gpt-oss", "api": "openai-responses"}],
+            },
+        }
+    }
+    registry = load_registry(write(tmp_path / "models.json", config))
+    assert registry.diagnostics == []
+    assert [(model.ref, model.api) for model in registry.models] == [
+        ("openai/gpt-5-mini", "openai-responses"),
+        ("openai/gpt-4o", "openai-completions"),
+        ("local/qwen", "openai-completions"),
+        ("local/gpt-oss", "openai-responses"),
+    ]
+    unlisted = resolve_model("openai/gpt-5.1", registry=registry, env={})
+    assert unlisted.model is not None and unlisted.model.api == "openai-responses"
+
+
+def test_other_apis_are_still_refused(tmp_path: Path) -> None:
+    config = {
+        "providers": {
+            "a": {"baseUrl": "u", "api": "anthropic-messages", "models": [{"id": "m"}]},
+            "b": {
+                "baseUrl": "u",
+                "api": "openai-responses",
+                "models": [{"id": "m", "api": "google-generative-ai"}],
+            },
+        }
+    }
+    registry = load_registry(write(tmp_path / "models.json", config))
+    assert registry.models == []
+    messages = [diagnostic.message for diagnostic in registry.diagnostics]
+    assert "only openai-completions, openai-responses" in messages[0]
+    assert "google-generative-ai" in messages[1]

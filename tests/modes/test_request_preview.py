@@ -11,7 +11,13 @@ from pi_tui.cli import main
 from pi_tui.config.paths import pi_tui_home
 from tests.interop.headless import run_main
 from tests.support.openai_server import OpenAIServer
-from tests.support.pi_dialects import FIRST_PROMPT, install_models, scripted_replies, session_id_of
+from tests.support.pi_dialects import (
+    FIRST_PROMPT,
+    install_models,
+    responses_replies,
+    scripted_replies,
+    session_id_of,
+)
 
 
 async def recorded_session(
@@ -75,3 +81,33 @@ async def test_the_text_form_names_the_cache_key(
     )
     assert f'"prompt_cache_key": "{session_id_of(path)}"' in out
     assert '"role": "developer"' in out and "authorization: Bearer [redacted]" in out
+
+
+async def test_a_responses_model_shows_its_responses_request(
+    openai_server: OpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ref = install_models("responses-reasoning", openai_server)
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    responses_replies(openai_server)
+    assert await run_main(["-p", "--model", ref, "--thinking", "medium", FIRST_PROMPT], monkeypatch) == 0
+    (path,) = sorted((pi_tui_home() / "sessions").rglob("*.jsonl"))
+    capsys.readouterr()
+    assert main(["context", str(path), "--request", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["url"].endswith("/v1/responses")
+    assert shown["body"]["prompt_cache_key"] == session_id_of(path)
+    assert [item.get("type", item.get("role")) for item in shown["body"]["input"]] == [
+        "developer",
+        "user",
+        "reasoning",
+        "message",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "message",
+    ]

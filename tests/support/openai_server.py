@@ -11,6 +11,8 @@ finished body. A reply may carry a `fault` label, and the labels of the replies 
 With `keep_alive=True` a connection serves request after request until a reply ends it early (dropped,
 cut or stalled) or the client closes it; `connections_accepted` and `open_connections` count the TCP
 connections. GET requests are answered from `get_routes`.
+A POST to `/v1/responses` takes from the same queue and streams as the Responses API does (event dicts
+framed with `event:` lines, no `[DONE]`; builders in `tests.support.responses_stream`).
 """
 
 from __future__ import annotations
@@ -163,6 +165,10 @@ class OpenAIServer:
             self.faults_served.append(reply.fault)
         if self.cache is not None and isinstance(reply, StreamReply) and path.endswith("/chat/completions"):
             reply = self._with_emulated_cache(body, reply)
+        if isinstance(reply, StreamReply) and path.endswith("/responses"):
+            from tests.support.responses_stream import as_responses_stream  # it builds on this module
+
+            reply = as_responses_stream(reply)
         if isinstance(reply, ErrorReply):
             await self._send_error(writer, reply)
             return True

@@ -9,6 +9,7 @@ from typing import Any
 
 from pi_tui.config.paths import pi_tui_home
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, tool_call_delta, usage
+from tests.support.responses_stream import FunctionCall, Reasoning, responses_reply, responses_usage
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi-requests"
 CHAT_DIALECTS = {
@@ -74,3 +75,37 @@ def scripted_replies(server: OpenAIServer) -> None:
 def session_id_of(path: Path) -> str:
     lines = path.read_text(encoding="utf-8").splitlines()
     return str(json.loads(lines[0])["id"])
+
+
+def responses_replies(server: OpenAIServer) -> None:
+    """The recording server's three answers on the Responses API, with the usage pi recorded."""
+    server.enqueue(
+        responses_reply(
+            reasoning=Reasoning(
+                ["The user wants the date; run it."], item_id="rs_1", encrypted="ENC-1-opaque"
+            ),
+            text="Let me check.",
+            text_id="msg_1",
+            calls=[
+                FunctionCall("bash", '{"command":"echo 2026-11-29"}', call_id="call_1_0", item_id="fc_1_0")
+            ],
+            response_id="resp_1",
+            model="gpt-5-mini",
+            usage=responses_usage(1411, 4),
+        ),
+        responses_reply(
+            reasoning=Reasoning(["Got it."], item_id="rs_2", encrypted="ENC-2-opaque"),
+            text="It is 2026-11-29.",
+            text_id="msg_2",
+            response_id="resp_2",
+            model="gpt-5-mini",
+            usage=responses_usage(1534, 5),
+        ),
+        responses_reply(
+            text="You are welcome.",
+            text_id="msg_3",
+            response_id="resp_3",
+            model="gpt-5-mini",
+            usage=responses_usage(1618, 5),
+        ),
+    )

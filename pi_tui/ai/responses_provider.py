@@ -1,0 +1,113 @@
+"""The Responses API provider (`api: "openai-responses"`): one streaming `POST /responses` per reply.
+
+`stream_responses` is a `StreamFunction` with the Chat Completions provider's guarantees, and shares its
+machinery (client per request, abort racing, quiet close, error texts): it never raises; HTTP, network
+and stream failures end in an `error` event whose text the retry and overflow classifiers read the same
+way; an abort closes the stream at once and ends as `aborted`.
+
+Completeness: a whole reply ends with `response.completed` (or `response.incomplete`). A stream that
+stops before one is an error (`stream ended without response.completed`, retryable); `response.failed`
+and `error` events end the reply with the server's error text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any
+
+from pi_tui.ai.chat_request import ProviderRequest
+from pi_tui.ai.messages import AssistantMessage, ModelPrices
+from pi_tui.ai.openai_errors import describe_error, redact_key
+from pi_tui.ai.openai_provider import (
+    ABORTED_MESSAGE,
+    _Aborted,
+    _chunk_dict,
+    _close_quietly,
+    _make_client,
+    _next_or_none,
+    _Race,
+    final_event,
+    now_ms,
+)
+from pi_tui.ai.responses_events import ResponsesAssembler, map_response_status
+from pi_tui.ai.responses_request import build_responses_request
+from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
+from pi_tui.config.model_config import ModelConfig
+
+RESPONSE_ENDED_EARLY = "stream ended without response.completed"
+
+
+def _create_stream(client: Any, request: ProviderRequest) -> Awaitable[Any]:
+    """Only `model` and `stream` are named: the rest travels as `extra_body`, unchanged by the SDK's
+    parameter handling (the replayed reasoning items must reach the server exactly as stored)."""
+    body = dict(request.body)
+    named = {name: body.pop(name) for name in ("model", "stream")}
+    created: Awaitable[Any] = client.responses.create(
+        **named, extra_body=body, extra_headers=request.headers or None
+    )
+    return created
+
+
+def _as_event(value: Any) -> dict[str, Any]:
+    """An event as a dict; JSON that is not an object becomes an empty (ignored) event."""
+    if isinstance(value, dict) or hasattr(value, "model_dump"):
+        return _chunk_dict(value)
+    return {}
+
+
+def _stream_failure(text: str, code: str | None) -> tuple[str, dict[str, Any]]:
+    """An error the server reported inside the stream, with a diagnostic like `describe_error`'s."""
+    error: dict[str, Any] = {"name": "ResponseStreamError", "message": text}
+    if code:
+        error["code"] = code
+    return text, {"type": "provider_error", "timestamp": now_ms(), "error": error}
+
+
+async def stream_responses(
+    model: ModelConfig, context: LlmContext, options: StreamOptions
+) -> AsyncIterator[StreamEvent]:
+    """Stream one assistant reply from a Responses API endpoint."""
+    partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id, timestamp=now_ms())
+    yield StreamEvent("start", partial)
+    assembler = ResponsesAssembler(partial, ModelPrices.model_validate(model.cost.model_dump()))
+    signal = options.signal
+    race = _Race(signal)
+    lease = contextlib.AsyncExitStack()
+    shared_http: Any = None
+    client: Any = None
+    stream: Any = None
+    failure: tuple[str, dict[str, Any] | None] | None = None
+    aborted = False
+    try:
+        if signal is not None and signal.aborted:
+            raise _Aborted
+        request = build_responses_request(model, context, options)
+        if options.http_pool is not None:
+            shared_http = await lease.enter_async_context(
+                options.http_pool.lease(model.provider, model.base_url)
+            )
+        client = _make_client(model, options, shared_http, raw_events=True)
+        stream = await race.run(_create_stream(client, request))
+        while (event := await race.run(_next_or_none(stream))) is not None:
+            for stream_event in assembler.feed(_as_event(event)):
+                yield stream_event
+            if assembler.failure is not None:
+                break
+    except _Aborted:
+        aborted, failure = True, (ABORTED_MESSAGE, None)
+    except Exception as error:
+        aborted = signal is not None and signal.aborted
+        failure = (ABORTED_MESSAGE, None) if aborted else describe_error(error, options.api_key)
+    finally:
+        race.close()
+        # As in stream_openai: a client over a pooled connection is not closed, only its response.
+        await _close_quietly(stream, client if shared_http is None else None)
+        await lease.aclose()
+    for stream_event in assembler.close():
+        yield stream_event
+    if failure is None and assembler.failure is not None:
+        failure = _stream_failure(redact_key(assembler.failure, options.api_key), assembler.failure_code)
+    if failure is None and not assembler.finished:
+        failure = (RESPONSE_ENDED_EARLY, None)
+    yield final_event(partial, failure, aborted, map_response_status(assembler.status))
