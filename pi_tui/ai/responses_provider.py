@@ -12,24 +12,14 @@ and `error` events end the reply with the server's error text.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from pi_tui.ai.chat_request import ProviderRequest
 from pi_tui.ai.messages import AssistantMessage, ModelPrices
-from pi_tui.ai.openai_errors import describe_error, redact_key
-from pi_tui.ai.openai_provider import (
-    ABORTED_MESSAGE,
-    _Aborted,
-    _chunk_dict,
-    _close_quietly,
-    _make_client,
-    _next_or_none,
-    _Race,
-    final_event,
-    now_ms,
-)
+from pi_tui.ai.openai_errors import redact_key
+from pi_tui.ai.openai_provider import chunk_dict
+from pi_tui.ai.provider_call import ProviderCall, final_event, now_ms
 from pi_tui.ai.responses_events import ResponsesAssembler, map_response_status
 from pi_tui.ai.responses_request import build_responses_request
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
@@ -52,7 +42,7 @@ def _create_stream(client: Any, request: ProviderRequest) -> Awaitable[Any]:
 def _as_event(value: Any) -> dict[str, Any]:
     """An event as a dict; JSON that is not an object becomes an empty (ignored) event."""
     if isinstance(value, dict) or hasattr(value, "model_dump"):
-        return _chunk_dict(value)
+        return chunk_dict(value)
     return {}
 
 
@@ -71,43 +61,24 @@ async def stream_responses(
     partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id, timestamp=now_ms())
     yield StreamEvent("start", partial)
     assembler = ResponsesAssembler(partial, ModelPrices.model_validate(model.cost.model_dump()))
-    signal = options.signal
-    race = _Race(signal)
-    lease = contextlib.AsyncExitStack()
-    shared_http: Any = None
-    client: Any = None
-    stream: Any = None
-    failure: tuple[str, dict[str, Any] | None] | None = None
-    aborted = False
+    call = ProviderCall(model, options, raw_events=True)
     try:
-        if signal is not None and signal.aborted:
-            raise _Aborted
         request = build_responses_request(model, context, options)
-        if options.http_pool is not None:
-            shared_http = await lease.enter_async_context(
-                options.http_pool.lease(model.provider, model.base_url)
-            )
-        client = _make_client(model, options, shared_http, raw_events=True)
-        stream = await race.run(_create_stream(client, request))
-        while (event := await race.run(_next_or_none(stream))) is not None:
+        await call.open(lambda client: _create_stream(client, request))
+        while (event := await call.next_item()) is not None:
             for stream_event in assembler.feed(_as_event(event)):
                 yield stream_event
             if assembler.failure is not None:
                 break
-    except _Aborted:
-        aborted, failure = True, (ABORTED_MESSAGE, None)
     except Exception as error:
-        aborted = signal is not None and signal.aborted
-        failure = (ABORTED_MESSAGE, None) if aborted else describe_error(error, options.api_key)
+        call.fail(error)
     finally:
-        race.close()
-        # As in stream_openai: a client over a pooled connection is not closed, only its response.
-        await _close_quietly(stream, client if shared_http is None else None)
-        await lease.aclose()
+        await call.close()
     for stream_event in assembler.close():
         yield stream_event
+    failure = call.failure
     if failure is None and assembler.failure is not None:
         failure = _stream_failure(redact_key(assembler.failure, options.api_key), assembler.failure_code)
     if failure is None and not assembler.finished:
         failure = (RESPONSE_ENDED_EARLY, None)
-    yield final_event(partial, failure, aborted, map_response_status(assembler.status))
+    yield final_event(partial, failure, call.aborted, map_response_status(assembler.status))

@@ -38,7 +38,7 @@ from pi_tui.ai.messages import (
     Usage,
     compute_cost,
 )
-from pi_tui.ai.openai_provider import ABORTED_MESSAGE
+from pi_tui.ai.provider_call import ABORTED_MESSAGE
 from pi_tui.ai.responses_input import encode_text_signature
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamEventType, StreamOptions
 from pi_tui.ai.tool_arguments import make_tool_call

@@ -1,0 +1,174 @@
+"""One provider request's lifetime, shared by the Chat Completions and Responses providers.
+
+A request borrows a pooled HTTP connection (or opens its own), makes an SDK client with the request's key,
+opens the response stream and reads it, every wait raced against the abort signal so an abort takes effect
+at once; then it lets go of everything: the response always, the client only when it was not lent a pooled
+connection (closing an SDK client closes the HTTP client it was given). A failure becomes the reply's error
+text, the same for both APIs, so the retry and overflow classifiers read them alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.messages import AssistantMessage, StopReason
+from pi_tui.ai.openai_errors import describe_error
+from pi_tui.ai.stream import StreamEvent, StreamOptions
+from pi_tui.config.model_config import ModelConfig
+
+ABORTED_MESSAGE = "Request was aborted."
+NO_API_KEY = "no-api-key"
+"""Sent when no key is configured: local servers ignore it; hosted ones answer 401."""
+_CLOSE_GRACE_S = 1.0
+
+T = TypeVar("T")
+Failure = tuple[str, dict[str, Any] | None]
+
+
+class CallAborted(Exception):
+    """The abort signal fired while the call waited."""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def make_client(
+    model: ModelConfig, options: StreamOptions, http_client: Any = None, *, raw_events: bool = False
+) -> Any:
+    """A client for one request (over a pooled `http_client` when given); `raw_events`: stream events stay
+    plain JSON (see `RawEventsOpenAI`)."""
+    from pi_tui.ai.openai_client import PiOpenAI, RawEventsOpenAI
+
+    extra: dict[str, Any] = {}
+    if options.timeout_s is not None:
+        extra["timeout"] = options.timeout_s
+    if options.max_retries is not None:
+        extra["max_retries"] = options.max_retries
+    if http_client is not None:
+        extra["http_client"] = http_client
+    client_class = RawEventsOpenAI if raw_events else PiOpenAI
+    return client_class(
+        api_key=options.api_key or NO_API_KEY,
+        base_url=model.base_url,
+        default_headers=model.headers or None,
+        **extra,
+    )
+
+
+async def next_or_none(stream: Any) -> Any:
+    try:
+        return await stream.__anext__()
+    except StopAsyncIteration:
+        return None
+
+
+class Race:
+    """Awaits provider I/O against the abort signal, so an abort takes effect at once."""
+
+    def __init__(self, signal: AbortSignal | None) -> None:
+        self._waiter = asyncio.ensure_future(signal.wait()) if signal else None
+
+    async def run(self, awaitable: Awaitable[T]) -> T:
+        if self._waiter is None:
+            return await awaitable
+        task = asyncio.ensure_future(awaitable)
+        try:
+            await asyncio.wait((task, self._waiter), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            task.cancel()
+            raise
+        if task.done():
+            return task.result()
+        task.cancel()
+        await asyncio.wait((task,), timeout=_CLOSE_GRACE_S)
+        raise CallAborted
+
+    def close(self) -> None:
+        if self._waiter is not None:
+            self._waiter.cancel()
+
+
+async def close_quietly(stream: Any, client: Any) -> None:
+    """Close the HTTP response and the client; a failure to close is not the reply's failure."""
+    for resource in (stream, client):
+        if resource is None:
+            continue
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(resource.close(), _CLOSE_GRACE_S)
+
+
+def final_event(
+    partial: AssistantMessage,
+    failure: tuple[str, dict[str, Any] | None] | None,
+    aborted: bool,
+    outcome: tuple[StopReason, str | None],
+) -> StreamEvent:
+    """The reply's terminal event: its failure if it had one, else the stop reason the server gave
+    (`outcome`: an error stop reason comes with its text)."""
+    if failure is not None:
+        text, diagnostic = failure
+        partial.stop_reason = "aborted" if aborted else "error"
+        partial.error_message = text
+        if diagnostic is not None:
+            partial.diagnostics = [*(partial.diagnostics or []), diagnostic]
+        return StreamEvent("error", partial, message=partial)
+    stop_reason, error_message = outcome
+    if stop_reason == "stop" and partial.tool_calls:
+        stop_reason = "toolUse"  # some servers say "stop" after tool calls; the loop must run them
+    partial.stop_reason = stop_reason
+    if error_message is not None:
+        partial.error_message = error_message
+        return StreamEvent("error", partial, message=partial)
+    return StreamEvent("done", partial, message=partial)
+
+
+class ProviderCall:
+    """The resources of one request: see the module docstring."""
+
+    def __init__(self, model: ModelConfig, options: StreamOptions, *, raw_events: bool = False) -> None:
+        self.model = model
+        self.options = options
+        self.race = Race(options.signal)
+        self.failure: Failure | None = None
+        self.aborted = False
+        self._raw_events = raw_events
+        self._lease = contextlib.AsyncExitStack()
+        self._pooled: Any = None
+        self._client: Any = None
+        self._stream: Any = None
+
+    async def open(self, create: Callable[[Any], Awaitable[Any]]) -> None:
+        """Make the request: `create(client)` returns the SDK call that opens the response stream."""
+        signal = self.options.signal
+        if signal is not None and signal.aborted:
+            raise CallAborted
+        pool = self.options.http_pool
+        if pool is not None:
+            self._pooled = await self._lease.enter_async_context(
+                pool.lease(self.model.provider, self.model.base_url)
+            )
+        self._client = make_client(self.model, self.options, self._pooled, raw_events=self._raw_events)
+        self._stream = await self.race.run(create(self._client))
+
+    async def next_item(self) -> Any:
+        """The next streamed item, None at the end of the stream."""
+        return await self.race.run(next_or_none(self._stream))
+
+    def fail(self, error: Exception) -> None:
+        """Record why the call ended early: an abort, or the error's text (the key cut out of it)."""
+        signal = self.options.signal
+        self.aborted = isinstance(error, CallAborted) or (signal is not None and signal.aborted)
+        self.failure = (
+            (ABORTED_MESSAGE, None) if self.aborted else describe_error(error, self.options.api_key)
+        )
+
+    async def close(self) -> None:
+        self.race.close()
+        await close_quietly(self._stream, self._client if self._pooled is None else None)
+        await self._lease.aclose()
