@@ -7,6 +7,8 @@ positional messages (`pi-tui "fix the tests"`) keep working alongside them.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -152,6 +154,23 @@ def _headless(options: RunOptions, *, read_stdin: bool = True) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """pi-tui's command line. A reader that stops early (`pi-tui context S | head -1`) ends the output
+    quietly: no traceback, exit status 0."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null: the interpreter flushes it again at exit and would fail the same way."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMAND_HELP:
         return _subcommands()[args[0]](args[1:])

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pi_tui import __version__
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -34,3 +38,33 @@ def test_unknown_flag_is_a_usage_error(tmp_path: Path) -> None:
     result = run_cli("--no-such-flag", home=tmp_path)
     assert result.returncode == 2
     assert "unrecognized arguments: --no-such-flag" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("context", "{fixture}"),
+        ("context", "{fixture}", "--json"),
+        ("compactions", "{fixture}", "--json"),
+        ("tree", "{fixture}"),
+        ("sessions", "--all"),
+    ],
+)
+def test_a_reader_that_stops_early_gets_no_traceback(
+    args: tuple[str, ...], tmp_path: Path, pi_fixtures: Path
+) -> None:
+    """`pi-tui context S | head -1`: the pipe is closed before pi-tui writes; it ends quietly, status 0."""
+    fixture = str(pi_fixtures / "pi-sessions" / "c-auto-compaction.jsonl")
+    env = {**os.environ, "PI_TUI_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pi_tui", *(arg.format(fixture=fixture) for arg in args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader is gone before the first byte
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0, stderr
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr
