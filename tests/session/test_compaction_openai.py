@@ -48,3 +48,16 @@ async def test_summary_request_and_reply_over_http(tmp_path: Path) -> None:
         assert "upstream exploded" in failed.error
     finally:
         await server.stop()
+
+
+async def test_a_summary_never_asks_for_more_than_the_model_can_write(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """reserveTokens gives the summary a budget (1,600 here); a model listed with maxTokens 512 gets 512."""
+    openai_server.enqueue(text_reply("## Goal\nShort"))
+    model = ModelConfig(id="small-model", provider="local", base_url=openai_server.base_url, max_tokens=512)
+    outcome = await compact_store(
+        long_session(tmp_path), model=model, api_key="sk-test", stream_fn=stream_openai, settings=SMALL
+    )
+    assert outcome.ok, outcome.error
+    assert openai_server.requests[0].body["max_completion_tokens"] == 512

@@ -61,7 +61,9 @@ async def complete(
     )
     options = StreamOptions(
         api_key=target.api_key,
-        max_tokens=max_tokens,
+        # The budget comes from reserveTokens; a model that can only write fewer (a small local one)
+        # would otherwise be asked for more than it can give, or generate far past what is useful.
+        max_tokens=min(max_tokens, target.model.max_tokens),
         reasoning=level if level != "off" else None,
         signal=signal,
     )
