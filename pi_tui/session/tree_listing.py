@@ -8,7 +8,6 @@ Assistant replies that only call tools are hidden unless they are the leaf or en
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
 
@@ -99,21 +98,26 @@ def tree_lines(store: SessionStore, mode: TreeFilter = "default") -> list[TreeLi
 
 
 def _walk_lines(store: SessionStore, mode: TreeFilter, branch: set[str]) -> list[TreeLine]:
+    """The tree in pre-order. Iterative: a session is a chain as long as its history (a recursion per
+    entry overflowed Python's stack at about 1,000 entries)."""
     leaf = store.leaf_id
-
-    def walk(nodes: list[TreeNode], depth: int, fork: bool) -> Iterator[TreeLine]:
-        for node in nodes:
-            shown = _visible(node, mode, leaf)
-            entry = node.entry
-            if shown:
-                yield TreeLine(
+    lines: list[TreeLine] = []
+    pending: list[tuple[TreeNode, int, bool]] = [(root, 0, False) for root in reversed(store.get_tree())]
+    while pending:
+        node, depth, fork = pending.pop()
+        entry = node.entry
+        shown = _visible(node, mode, leaf)
+        if shown:
+            lines.append(
+                TreeLine(
                     entry.id, depth, describe(entry), node.label, entry.id == leaf, entry.id in branch, fork
                 )
-            # A single child continues the same line of conversation: no extra indent.
-            forks = len(node.children) > 1
-            yield from walk(node.children, depth + (1 if forks else 0), forks or (fork and not shown))
-
-    return list(walk(store.get_tree(), 0, False))
+            )
+        # A single child continues the same line of conversation: no extra indent.
+        forks = len(node.children) > 1
+        child = (depth + (1 if forks else 0), forks or (fork and not shown))
+        pending.extend((each, *child) for each in reversed(node.children))
+    return lines
 
 
 def tree_line_text(line: TreeLine) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pi_tui.ai.messages import AssistantMessage, TextContent, UserMessage
 from pi_tui.session.store import SessionStore
 from pi_tui.session.tree_listing import TreeLine, next_filter, set_label, tree_line_text, tree_lines
@@ -47,3 +49,28 @@ def test_set_label_refuses_unknown_entries_and_blank_removes(tmp_path: Path) -> 
     assert set_label(store, "nope", "x") == "no entry nope in this session"
     assert set_label(store, first, "  start ") is None and store.get_label(first) == "start"
     assert set_label(store, first, " ") is None and store.get_label(first) is None
+
+
+@pytest.mark.slow
+def test_a_hundred_thousand_entries_list_without_recursion() -> None:
+    """One recursion per entry overflowed the stack at about 1,000 entries (`pi-tui tree`, the HTML
+    export and /tree all list the tree this way). Linear, and with a fork every 1,000 entries."""
+    store = SessionStore.in_memory("/p")
+    for number in range(100_000):
+        store.append_message(UserMessage(content=f"message {number}", timestamp=number))
+    lines = tree_lines(store, "all")
+    assert len(lines) == 100_000 and {line.depth for line in lines} == {0}
+    assert lines[-1].is_leaf and lines[0].text.endswith("message 0")
+
+    branched = SessionStore.in_memory("/p")
+    forks: list[str] = []
+    for number in range(100_000):
+        if number % 1000 == 999:
+            forks.append(branched.leaf_id or "")
+            branched.append_message(UserMessage(content=f"side {number}", timestamp=number))
+            branched.branch(forks[-1])
+        branched.append_message(UserMessage(content=f"message {number}", timestamp=number))
+    lines = tree_lines(branched, "all")
+    assert len(lines) == 100_000 + len(forks)
+    assert max(line.depth for line in lines) == len(forks)
+    assert sum(line.starts_branch for line in lines) == 2 * len(forks)
