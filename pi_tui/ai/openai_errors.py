@@ -22,6 +22,10 @@ MIN_REDACTED_KEY_CHARS = 8
 """Shorter keys are placeholders (`none`, `local`); replacing them would mangle ordinary words."""
 
 
+class MalformedStreamData(ValueError):
+    """A streamed event that is valid JSON but not an object (`data: 42`)."""
+
+
 def _server_message(body: object) -> str:
     if isinstance(body, dict):
         message = body.get("message")
@@ -80,7 +84,7 @@ def describe_error(error: BaseException, api_key: str | None = None) -> tuple[st
             details["retryAfterMs"] = delay
     elif isinstance(error, openai.APIError):
         text = error.message
-    elif isinstance(error, json.JSONDecodeError):
+    elif isinstance(error, json.JSONDecodeError | MalformedStreamData):
         text = f"Malformed stream data from provider: {error}"
     else:
         text = str(error) or type(error).__name__

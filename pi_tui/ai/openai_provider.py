@@ -20,7 +20,8 @@ from typing import Any
 from pi_tui.ai.chat_request import ProviderRequest, build_chat_request
 from pi_tui.ai.messages import AssistantMessage, ModelPrices
 from pi_tui.ai.openai_chunks import ReplyAssembler, map_finish_reason
-from pi_tui.ai.provider_call import ProviderCall, final_event, now_ms
+from pi_tui.ai.openai_errors import MalformedStreamData
+from pi_tui.ai.provider_call import END_OF_STREAM, ProviderCall, final_event, now_ms
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
 from pi_tui.config.model_config import ModelConfig
 
@@ -41,6 +42,8 @@ def _create_stream(client: Any, request: ProviderRequest) -> Awaitable[Any]:
 def chunk_dict(chunk: Any) -> dict[str, Any]:
     if isinstance(chunk, dict):
         return chunk
+    if not hasattr(chunk, "model_dump"):
+        raise MalformedStreamData(f"expected a JSON object, got {type(chunk).__name__} {str(chunk)[:80]!r}")
     # The SDK does not validate chunks; a field of an unexpected type must not print a warning.
     dumped: dict[str, Any] = chunk.model_dump(exclude_none=True, warnings=False)
     return dumped
@@ -57,7 +60,7 @@ async def stream_openai(
     try:
         request = build_chat_request(model, context, options)
         await call.open(lambda client: _create_stream(client, request))
-        while (chunk := await call.next_item()) is not None:
+        while (chunk := await call.next_item()) is not END_OF_STREAM:
             for event in assembler.feed(chunk_dict(chunk)):
                 yield event
     except Exception as error:

@@ -61,11 +61,15 @@ def make_client(
     )
 
 
-async def next_or_none(stream: Any) -> Any:
+END_OF_STREAM = object()
+"""What `next_item` returns after the last item (a server may stream a `null`, so None cannot say it)."""
+
+
+async def next_or_end(stream: Any) -> Any:
     try:
         return await stream.__anext__()
     except StopAsyncIteration:
-        return None
+        return END_OF_STREAM
 
 
 class Race:
@@ -157,8 +161,8 @@ class ProviderCall:
         self._stream = await self.race.run(create(self._client))
 
     async def next_item(self) -> Any:
-        """The next streamed item, None at the end of the stream."""
-        return await self.race.run(next_or_none(self._stream))
+        """The next streamed item, `END_OF_STREAM` after the last."""
+        return await self.race.run(next_or_end(self._stream))
 
     def fail(self, error: Exception) -> None:
         """Record why the call ended early: an abort, or the error's text (the key cut out of it)."""

@@ -19,7 +19,7 @@ from pi_tui.ai.chat_request import ProviderRequest
 from pi_tui.ai.messages import AssistantMessage, ModelPrices
 from pi_tui.ai.openai_errors import redact_key
 from pi_tui.ai.openai_provider import chunk_dict
-from pi_tui.ai.provider_call import ProviderCall, final_event, now_ms
+from pi_tui.ai.provider_call import END_OF_STREAM, ProviderCall, final_event, now_ms
 from pi_tui.ai.responses_events import ResponsesAssembler, map_response_status
 from pi_tui.ai.responses_request import build_responses_request
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
@@ -65,7 +65,7 @@ async def stream_responses(
     try:
         request = build_responses_request(model, context, options)
         await call.open(lambda client: _create_stream(client, request))
-        while (event := await call.next_item()) is not None:
+        while (event := await call.next_item()) is not END_OF_STREAM:
             for stream_event in assembler.feed(_as_event(event)):
                 yield stream_event
             if assembler.failure is not None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.chat_request import build_chat_request
 from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
@@ -305,6 +307,18 @@ async def test_malformed_stream_line_is_an_error(openai_server: OpenAIServer) ->
     assert message.stop_reason == "error"
     assert message.error_message is not None
     assert message.error_message.startswith("Malformed stream data from provider")
+
+
+@pytest.mark.parametrize("line", ["data: 42", 'data: "text"', "data: [1, 2]", "data: null"])
+async def test_stream_data_that_is_not_an_object_is_malformed_data(
+    openai_server: OpenAIServer, line: str
+) -> None:
+    openai_server.enqueue(StreamReply([chunk(content="ok"), line, chunk(finish_reason="stop")]))
+    _, message = await collect(openai_server)
+    assert message.stop_reason == "error"
+    assert message.error_message is not None
+    assert message.error_message.startswith("Malformed stream data from provider: expected a JSON object")
+    assert "model_dump" not in message.error_message
 
 
 async def test_invalid_tool_call_json_keeps_raw_text(openai_server: OpenAIServer) -> None:
