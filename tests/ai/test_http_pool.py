@@ -17,6 +17,7 @@ from pi_tui.ai.http_pool import HttpPool, HttpPoolClosedError
 from pi_tui.ai.messages import AssistantMessage
 from pi_tui.ai.openai_provider import stream_openai
 from pi_tui.ai.stream import StreamOptions
+from tests.support.abort_midstream import abort_at_first_text
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply
 from tests.support.waiting import until
 
@@ -131,24 +132,11 @@ async def test_abort_closes_the_streaming_connection_at_once_and_the_pool_serves
     pool = HttpPool()
     server.enqueue(StreamReply([chunk(content="first"), chunk(finish_reason="stop")], stall_after=1))
     signal = AbortSignal()
-    started = 0.0
-
-    async def consume() -> AssistantMessage:
-        nonlocal started
-        settings = StreamOptions(
-            api_key=API_KEY, max_retries=0, timeout_s=30.0, signal=signal, http_pool=pool
-        )
-        async for event in stream_openai(make_model(server), make_context(), settings):
-            if event.type == "text_delta":
-                started = time.monotonic()
-                signal.abort()
-            if event.message is not None:
-                return event.message
-        raise AssertionError("no terminal event")
-
-    message = await asyncio.wait_for(consume(), 5)
+    settings = StreamOptions(api_key=API_KEY, max_retries=0, timeout_s=30.0, signal=signal, http_pool=pool)
+    reply = await abort_at_first_text(stream_openai(make_model(server), make_context(), settings), signal)
+    message = reply.message
     await asyncio.wait_for(server.client_closed.wait(), 2)
-    assert server.client_closed_at[0] - started < 1.0
+    assert server.client_closed_at[0] - reply.aborted_at < 1.0
     assert message.stop_reason == "aborted" and message.text == "first"
     server.enqueue(text_reply("still here"))
     assert (await ask(server, pool)).text == "still here"

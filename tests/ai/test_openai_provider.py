@@ -19,6 +19,7 @@ from pi_tui.ai.retryable import is_retryable_error
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions, ToolSpec
 from pi_tui.ai.tool_arguments import invalid_arguments
 from pi_tui.config.model_config import ModelConfig, Prices
+from tests.support.abort_midstream import abort_at_first_text
 from tests.support.openai_server import (
     ErrorReply,
     OpenAIServer,
@@ -353,28 +354,17 @@ async def test_overflow_error_body_is_detected(openai_server: OpenAIServer) -> N
 async def test_abort_mid_stream_closes_connection_at_once(openai_server: OpenAIServer) -> None:
     openai_server.enqueue(StreamReply([chunk(content="first"), chunk(finish_reason="stop")], stall_after=1))
     signal = AbortSignal()
-    seen: list[str] = []
-    started = 0.0
-
-    async def consume() -> AssistantMessage:
-        nonlocal started
-        settings = StreamOptions(api_key=API_KEY, max_retries=0, timeout_s=30.0, signal=signal)
-        async for event in stream_openai(make_model(openai_server), make_context(), settings):
-            seen.append(event.type)
-            if event.type == "text_delta":
-                started = time.monotonic()
-                signal.abort()
-            if event.message is not None:
-                return event.message
-        raise AssertionError("no terminal event")
-
-    message = await asyncio.wait_for(consume(), 5)
+    settings = StreamOptions(api_key=API_KEY, max_retries=0, timeout_s=30.0, signal=signal)
+    reply = await abort_at_first_text(
+        stream_openai(make_model(openai_server), make_context(), settings), signal
+    )
+    message = reply.message
     await asyncio.wait_for(openai_server.client_closed.wait(), 2)
-    assert openai_server.client_closed_at[0] - started < 1.0
+    assert openai_server.client_closed_at[0] - reply.aborted_at < 1.0
     assert message.stop_reason == "aborted"
     assert message.error_message == "Request was aborted."
     assert message.text == "first"
-    assert seen[-1] == "error"
+    assert reply.event_types[-1] == "error"
 
 
 async def test_abort_before_response_headers(openai_server: OpenAIServer) -> None:

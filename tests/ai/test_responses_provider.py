@@ -6,7 +6,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import time
 from typing import Any
 
 from pi_tui.ai.abort import AbortSignal
@@ -17,6 +16,7 @@ from pi_tui.ai.responses_provider import stream_responses
 from pi_tui.ai.retryable import is_retryable_error
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
 from pi_tui.config.model_config import ModelConfig
+from tests.support.abort_midstream import abort_at_first_text
 from tests.support.openai_server import ErrorReply, OpenAIServer, StreamReply, text_reply
 from tests.support.responses_stream import (
     FunctionCall,
@@ -194,22 +194,13 @@ async def test_incomplete_is_a_length_stop(openai_server: OpenAIServer) -> None:
 async def test_abort_mid_stream_closes_the_connection_at_once(openai_server: OpenAIServer) -> None:
     openai_server.enqueue(events_reply(responses_events(text="first words"), stall_after=5))
     signal = AbortSignal()
-    started = 0.0
-
-    async def consume() -> AssistantMessage:
-        nonlocal started
-        settings = StreamOptions(api_key=API_KEY, max_retries=0, timeout_s=30.0, signal=signal)
-        async for event in stream_responses(make_model(openai_server), make_context(), settings):
-            if event.type == "text_delta":
-                started = time.monotonic()
-                signal.abort()
-            if event.message is not None:
-                return event.message
-        raise AssertionError("no terminal event")
-
-    message = await asyncio.wait_for(consume(), 5)
+    settings = StreamOptions(api_key=API_KEY, max_retries=0, timeout_s=30.0, signal=signal)
+    reply = await abort_at_first_text(
+        stream_responses(make_model(openai_server), make_context(), settings), signal
+    )
+    message = reply.message
     await asyncio.wait_for(openai_server.client_closed.wait(), 2)
-    assert openai_server.client_closed_at[0] - started < 1.0
+    assert openai_server.client_closed_at[0] - reply.aborted_at < 1.0
     assert message.stop_reason == "aborted"
     assert message.error_message == "Request was aborted."
     assert message.text == "firs"
