@@ -16,6 +16,9 @@ if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
 from tests.support.clocks import clock_started_at  # noqa: E402
+from tests.support.openai_server import keep_alive_server  # noqa: E402
+
+__all__ = ["keep_alive_server"]  # a fixture for every test folder
 
 # pytest-xdist workers (and some shells) export COLUMNS/LINES; they override a terminal's real size in
 # every program started from a test (Textual asks shutil.get_terminal_size), so tmux tests drew at 80x24.

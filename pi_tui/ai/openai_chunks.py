@@ -76,7 +76,7 @@ def map_finish_reason(reason: str) -> tuple[StopReason, str | None]:
     return "error", f"Provider finish_reason: {reason}"
 
 
-def _object(value: Any) -> dict[str, Any]:
+def json_object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
@@ -88,7 +88,7 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _count(value: Any) -> int:
+def json_count(value: Any) -> int:
     """A token count as servers send it (an int, sometimes a float or a numeric string); else 0."""
     if isinstance(value, bool):
         return 0
@@ -107,11 +107,11 @@ def usage_from_openai(raw: dict[str, Any], prices: ModelPrices) -> Usage:
     `cache_write_tokens`, which OpenRouter also counts inside `cached_tokens`, so they are taken out of
     the reads when both are there.
     """
-    prompt = _count(raw.get("prompt_tokens"))
-    output = _count(raw.get("completion_tokens"))
-    details = _object(raw.get("prompt_tokens_details"))
-    cached = _count(details.get("cached_tokens")) or _count(raw.get("prompt_cache_hit_tokens"))
-    written = _count(details.get("cache_write_tokens"))
+    prompt = json_count(raw.get("prompt_tokens"))
+    output = json_count(raw.get("completion_tokens"))
+    details = json_object(raw.get("prompt_tokens_details"))
+    cached = json_count(details.get("cached_tokens")) or json_count(raw.get("prompt_cache_hit_tokens"))
+    written = json_count(details.get("cache_write_tokens"))
     read = max(cached - written, 0) if written else cached
     usage = Usage(input=max(prompt - read - written, 0), output=output, cache_read=read, cache_write=written)
     usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
@@ -204,7 +204,7 @@ class ReplyAssembler:
         events: list[StreamEvent] = []
         index = raw.get("index")
         index = index if isinstance(index, int) else len(self._tools_by_index)
-        function = _object(raw.get("function"))
+        function = json_object(raw.get("function"))
         call_id = _text(raw.get("id"))
         tool = self._tools_by_index.get(index)
         if tool is None or (call_id and call_id != tool.id):
@@ -240,7 +240,7 @@ class ReplyAssembler:
             self.partial.usage = usage_from_openai(chunk["usage"], self._prices)
             self.saw_usage = True
         for choice in _objects(chunk.get("choices")):
-            delta = _object(choice.get("delta"))
+            delta = json_object(choice.get("delta"))
             note_unknown_fields(delta)
             for field in REASONING_FIELDS:
                 value = delta.get(field)

@@ -35,7 +35,7 @@ from pi_tui.ai.messages import (
     Usage,
     compute_cost,
 )
-from pi_tui.ai.openai_chunks import _count, _object
+from pi_tui.ai.openai_chunks import json_count, json_object
 from pi_tui.ai.responses_input import encode_text_signature
 from pi_tui.ai.stream import StreamEvent, StreamEventType
 from pi_tui.ai.tool_arguments import make_tool_call
@@ -87,10 +87,10 @@ def map_response_status(status: str | None) -> tuple[StopReason, str | None]:
 def usage_from_responses(raw: dict[str, Any], prices: ModelPrices) -> Usage:
     """`input_tokens` counts the cached ones too: pi-tui's `input` is the uncached rest, `cacheRead` the
     cached, so `input + cacheRead` is the prompt size as for Chat Completions."""
-    prompt = _count(raw.get("input_tokens"))
-    cached = min(_count(_object(raw.get("input_tokens_details")).get("cached_tokens")), prompt)
-    usage = Usage(input=prompt - cached, output=_count(raw.get("output_tokens")), cache_read=cached)
-    usage.total_tokens = _count(raw.get("total_tokens")) or usage.input + usage.output + usage.cache_read
+    prompt = json_count(raw.get("input_tokens"))
+    cached = min(json_count(json_object(raw.get("input_tokens_details")).get("cached_tokens")), prompt)
+    usage = Usage(input=prompt - cached, output=json_count(raw.get("output_tokens")), cache_read=cached)
+    usage.total_tokens = json_count(raw.get("total_tokens")) or usage.input + usage.output + usage.cache_read
     usage.cost = compute_cost(usage, prices)
     return usage
 
@@ -227,7 +227,7 @@ class ResponsesAssembler:
             self.partial.usage = usage_from_responses(usage, self._prices)
 
     def _created(self, event: dict[str, Any]) -> list[StreamEvent]:
-        self._response(_object(event.get("response")))
+        self._response(json_object(event.get("response")))
         return []
 
     def _item_added(self, event: dict[str, Any]) -> list[StreamEvent]:
@@ -376,7 +376,7 @@ class ResponsesAssembler:
         return [self._event(_BLOCK_EVENTS[item.kind][2], item)]
 
     def _finished(self, event: dict[str, Any], kind: str) -> list[StreamEvent]:
-        response = _object(event.get("response"))
+        response = json_object(event.get("response"))
         self._response(response)
         status = _str(response.get("status"))
         self.status = status or ("incomplete" if kind == "response.incomplete" else None)
@@ -384,10 +384,10 @@ class ResponsesAssembler:
         return []
 
     def _failed(self, event: dict[str, Any]) -> list[StreamEvent]:
-        response = _object(event.get("response"))
+        response = json_object(event.get("response"))
         self._response(response)
         error = response.get("error")
-        details = _object(response.get("incomplete_details"))
+        details = json_object(response.get("incomplete_details"))
         if isinstance(error, dict):
             code = _str(error.get("code"))
             self.failure_code = code
@@ -399,7 +399,7 @@ class ResponsesAssembler:
         return []
 
     def _error(self, event: dict[str, Any]) -> list[StreamEvent]:
-        nested = _object(event.get("error"))
+        nested = json_object(event.get("error"))
         code = _str(event.get("code")) or _str(nested.get("code"))
         message = _str(event.get("message")) or _str(nested.get("message")) or "Unknown error"
         self.failure_code = code

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
@@ -25,13 +24,8 @@ from .test_openai_provider import API_KEY, make_context, make_model
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[OpenAIServer]:
-    server = OpenAIServer(keep_alive=True)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
+def server(keep_alive_server: OpenAIServer) -> OpenAIServer:
+    return keep_alive_server
 
 
 class FakeClient:

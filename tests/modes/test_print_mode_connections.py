@@ -4,7 +4,6 @@ however it ends, and the SDK import starts before the first request."""
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -18,13 +17,8 @@ from tests.support.waiting import until
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[OpenAIServer]:
-    server = OpenAIServer(keep_alive=True)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
+def server(keep_alive_server: OpenAIServer) -> OpenAIServer:
+    return keep_alive_server
 
 
 @pytest.fixture

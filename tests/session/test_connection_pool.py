@@ -4,7 +4,6 @@ connection; `/reload` drops it (without cutting a reply in flight); `dispose()` 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -19,13 +18,8 @@ from tests.support.waiting import until
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[OpenAIServer]:
-    server = OpenAIServer(keep_alive=True)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
+def server(keep_alive_server: OpenAIServer) -> OpenAIServer:
+    return keep_alive_server
 
 
 def make_runtime(server: OpenAIServer, tmp_path: Path) -> AgentSessionRuntime:

@@ -343,3 +343,14 @@ async def openai_server() -> AsyncIterator[OpenAIServer]:
         yield server
     finally:
         await server.stop()
+
+
+@pytest.fixture
+async def keep_alive_server() -> AsyncIterator[OpenAIServer]:
+    """A server whose connections serve request after request, for tests that count connections."""
+    server = OpenAIServer(keep_alive=True)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

@@ -3,7 +3,6 @@ the turns share one connection, and quitting closes the runtime's pool."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -24,13 +23,8 @@ from .pilot_helpers import settle, submit
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[OpenAIServer]:
-    server = OpenAIServer(keep_alive=True)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
+def server(keep_alive_server: OpenAIServer) -> OpenAIServer:
+    return keep_alive_server
 
 
 def make_app(server: OpenAIServer, tmp_path: Path) -> tuple[PiTuiApp, AgentSessionRuntime]:
