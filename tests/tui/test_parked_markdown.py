@@ -92,6 +92,8 @@ def _small_segments(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_far_segments_are_parked_without_moving_anything() -> None:
+    reference_end = await _reference(SIZE, scroll_home=False)
+    reference_top_rows = (await _reference(SIZE, scroll_home=True))[1]
     app = ConversationHost()
     async with app.run_test(size=SIZE) as pilot:
         conversation = app.query_one(ConversationView)
@@ -102,16 +104,12 @@ async def test_far_segments_are_parked_without_moving_anything() -> None:
         height, rows = conversation.virtual_size.height, _rows(app)
         # Scrolled back to the top, the first segments are rebuilt and draw exactly as before.
         conversation.scroll_home(animate=False)
-        await until(
-            lambda: not block.children or not isinstance(block.children[0], ParkedMarkdown), pilot=pilot
-        )
-        await pilot.pause()
-        top_rows = _rows(app)
+        # A pass rebuilds the segments near the view one after another: wait for the last of them.
+        await until(lambda: _rows(app) == reference_top_rows, pilot=pilot, what="the top drawn as before")
         assert markdown_source(block) == REPLY
         await until(lambda: isinstance(block.children[-1], ParkedMarkdown), pilot=pilot)  # now far away
         assert markdown_source(block) == REPLY
-    assert (height, rows) == await _reference(SIZE, scroll_home=False)
-    assert top_rows == (await _reference(SIZE, scroll_home=True))[1]
+    assert (height, rows) == reference_end
 
 
 async def test_a_pass_between_a_scroll_and_its_repaint_rebuilds_what_scrolled_near() -> None:
