@@ -18,6 +18,7 @@ from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.store import SessionStore
+from tests.interop.pi_reference import pi_context, read_entries
 from tests.support.cache_emulator import PromptCache
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
 from tests.support.pi_dialects import install_models
@@ -195,3 +196,32 @@ async def test_a_split_turn_gets_both_summaries_from_one_call_stored_as_pi_store
         TURN_CONTEXT_DIVIDER in instructions and "“Now read b.py, c.py and d.py one by one.”" in instructions
     )
     assert outcome.summary.startswith(history + SPLIT_TURN_SEPARATOR + prefix)
+
+
+async def test_a_second_compaction_updates_the_first_summary_inside_the_conversation(
+    marker_server: OpenAIServer, tmp_path: Path
+) -> None:
+    session = session_on(tmp_path, install_models("openrouter-anthropic", marker_server), keep=170)
+    await three_turns(session, marker_server, tmp_path)
+    marker_server.enqueue(text_reply(SUMMARY))
+    assert (await session.compact()).ok
+    for turn, name in enumerate(("a.py", "b.py"), start=3):
+        marker_server.enqueue(read_call(name, f"call_{turn}"), text_reply(f"{name} again. " * 8))
+        await session.prompt(f"Read {name} once more, step {turn}. " + "Be thorough. " * 10)
+    marker_server.enqueue(text_reply(SUMMARY + "\n- [x] Read a.py again"))
+    outcome = await session.compact()
+
+    assert outcome.ok, outcome.error
+    summary_call = marker_server.requests[-1].body
+    first_user = text_of(summary_call["messages"][1])
+    assert first_user.startswith("The conversation history before this point was compacted")
+    assert SUMMARY in first_user
+    instructions = text_of(summary_call["messages"][-1])
+    assert "begins with a summary of earlier work (in <summary>)" in instructions
+    assert "“Read b.py once more, step 4." in instructions
+    assert marker_server.cache_results[-1].cached_tokens == marker_server.cache_results[-2].prompt_tokens
+    # pi reads such a file as it reads its own: its rebuild of the context is pi-tui's.
+    assert session.store.path is not None
+    as_pi = pi_context(read_entries(session.store.path))["messages"]
+    assert as_pi == [message.to_json_obj() for message in session.store.build_context().messages]
+    assert as_pi[0]["role"] == "compactionSummary" and as_pi[0]["summary"].startswith(SUMMARY)
