@@ -23,6 +23,7 @@ from pi_tui.ai.messages import ThinkingLevel, Usage
 from pi_tui.ai.stream import LlmContext, StreamFunction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
+from pi_tui.context.compaction.inline_summary import output_budget
 from pi_tui.context.compaction.preparation import (
     CompactionPreparation,
     prepare_compaction,
@@ -170,7 +171,7 @@ async def compact_store(
         overflow=reason == "overflow",
         has_conversation=live is not None and bool(live.messages),
         context_tokens=prepared.tokens_before,
-        reserve_tokens=settings.reserve_tokens,
+        output_tokens=min(output_budget(prepared), model.max_tokens),
     )
     result, facts = await write_summary(
         prepared, target, choice, live, custom_instructions=custom_instructions, pins=pins, signal=signal

@@ -15,9 +15,12 @@ from pi_tui.context.compaction.inline_prompts import STOP_PREAMBLE, TURN_CONTEXT
 from pi_tui.context.compaction.prompts import SPLIT_TURN_SEPARATOR, SUMMARIZATION_SYSTEM_PROMPT
 from pi_tui.context.compaction.summary_run import SummaryCallFacts
 from pi_tui.context.resources import load_resources
+from pi_tui.modes.compaction_commands import run_compactions_command
 from pi_tui.session.agent_session import AgentSession, SessionConfig
+from pi_tui.session.compaction_timeline import audit_compaction, diff_compaction
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.store import SessionStore
+from pi_tui.tui.timeline_view import detail_for
 from tests.interop.pi_reference import pi_context, read_entries
 from tests.support.cache_emulator import PromptCache
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
@@ -225,3 +228,44 @@ async def test_a_second_compaction_updates_the_first_summary_inside_the_conversa
     as_pi = pi_context(read_entries(session.store.path))["messages"]
     assert as_pi == [message.to_json_obj() for message in session.store.build_context().messages]
     assert as_pi[0]["role"] == "compactionSummary" and as_pi[0]["summary"].startswith(SUMMARY)
+
+
+async def test_both_strategies_keep_the_same_file_lists_audit_and_diff(
+    marker_server: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entries: dict[str, CompactionEntry] = {}
+    stores: dict[str, SessionStore] = {}
+    for strategy in ("auto", "serialize"):
+        folder = tmp_path / strategy
+        folder.mkdir()
+        session = session_on(folder, install_models("openrouter-anthropic", marker_server), strategy=strategy)
+        await three_turns(session, marker_server, folder)
+        marker_server.enqueue(text_reply(SUMMARY))
+        outcome = await session.compact()
+        assert outcome.ok, outcome.error
+        entry = session.store.get_entry(outcome.entry_id or "")
+        assert isinstance(entry, CompactionEntry)
+        entries[strategy], stores[strategy] = entry, session.store
+
+    inline, serialised = entries["auto"], entries["serialize"]
+    assert (
+        inline.details["summaryStrategy"] == "inline" and serialised.details["summaryStrategy"] == "serialize"
+    )
+    relative = {
+        strategy: [Path(path).name for path in entry.details["readFiles"]]
+        for strategy, entry in entries.items()
+    }
+    assert relative["auto"] == relative["serialize"] == ["a.py", "b.py"]
+    audits = {strategy: audit_compaction(stores[strategy], entries[strategy].id) for strategy in entries}
+    assert all(audit is not None for audit in audits.values())
+    assert [item.text for item in audits["auto"].items] == [item.text for item in audits["serialize"].items]  # type: ignore[union-attr]
+    assert diff_compaction(stores["auto"], inline.id) is not None
+
+    # Where the figures are shown: the Compactions pane's detail and `pi-tui compactions`.
+    detail = detail_for(stores["auto"], inline.id, CompactionSettings())
+    assert detail is not None
+    shown = dict(detail.facts)["Summary call"]
+    assert shown.startswith("inline: ") and "input tokens from cache" in shown
+    assert stores["auto"].path is not None
+    assert run_compactions_command([str(stores["auto"].path)]) == 0
+    assert f"    summary call {shown}\n" in capsys.readouterr().out

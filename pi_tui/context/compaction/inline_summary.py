@@ -27,7 +27,6 @@ from pi_tui.context.compaction.summaries import (
     CompactionSummary,
     finish_summary,
     history_max_tokens,
-    turn_prefix_max_tokens,
 )
 from pi_tui.context.compaction.summary_call import (
     SummaryFailure,
@@ -66,11 +65,11 @@ def inline_span(preparation: CompactionPreparation, live: Sequence[LlmMessage]) 
     )
 
 
-def _output_budget(span: InlineSpan, reserve_tokens: int) -> int:
-    if span.turn_start is None:
-        return history_max_tokens(reserve_tokens)
-    prefix = turn_prefix_max_tokens(reserve_tokens)
-    return prefix if span.history_empty else history_max_tokens(reserve_tokens) + prefix
+def output_budget(preparation: CompactionPreparation) -> int:
+    """pi's budget of the history summary, also for a split turn's two summaries in one reply: the
+    request must fit the window with its reply, and at the threshold the conversation already fills all
+    but the reserve (pi's two calls each see only their part and may write 0.8 and 0.5 of the reserve)."""
+    return history_max_tokens(preparation.settings.reserve_tokens)
 
 
 def _refused_tool_choice(reply: AssistantMessage) -> bool:
@@ -96,7 +95,7 @@ async def summarize_inline(
     reply = await complete_context(
         target,
         LlmContext(live.system_prompt, [*live.messages, instructions], live.tools),
-        max_tokens=_output_budget(span, preparation.settings.reserve_tokens),
+        max_tokens=output_budget(preparation),
         signal=signal,
         reasoning=True,
         tool_choice=summary_tool_choice(target.model) if live.tools else None,

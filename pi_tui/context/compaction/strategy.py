@@ -22,8 +22,8 @@ from pi_tui.config.settings import CompactionStrategySetting as StrategySetting
 
 StrategyName: TypeAlias = Literal["inline", "serialize"]
 
-INSTRUCTIONS_ALLOWANCE = 2_000
-"""Tokens kept free for the inline instructions (about 700 with pins and a focus) on top of the reply."""
+INSTRUCTIONS_ALLOWANCE = 1_000
+"""Room for the inline instructions: about 600 tokens, more with pins and a focus."""
 
 
 @dataclass(frozen=True)
@@ -39,16 +39,19 @@ def choose_strategy(
     overflow: bool,
     has_conversation: bool,
     context_tokens: int,
-    reserve_tokens: int,
+    output_tokens: int,
 ) -> StrategyChoice:
-    """`context_tokens`: the conversation's estimated size as it would be sent now."""
+    """`context_tokens`: the conversation's estimated size as it would be sent now; `output_tokens`: what
+    the summary may write. A compaction at the threshold already has more than the window less the
+    reserve; the inline request must still fit the window with its instructions and its reply, or the
+    provider would refuse it."""
     if setting == "serialize":
         return StrategyChoice("serialize", "compaction.strategy is serialize")
     if not has_conversation:
         return StrategyChoice("serialize", "no live conversation to summarise in place")
     if overflow:
         return StrategyChoice("serialize", "the conversation no longer fits the window")
-    if context_tokens + INSTRUCTIONS_ALLOWANCE > model.context_window - reserve_tokens:
+    if context_tokens + INSTRUCTIONS_ALLOWANCE + output_tokens > model.context_window:
         return StrategyChoice("serialize", "the conversation leaves no room for the summary")
     if setting == "inline":
         return StrategyChoice("inline", "compaction.strategy is inline")

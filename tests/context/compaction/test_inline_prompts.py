@@ -119,7 +119,7 @@ def test_cache_kind_and_summary_tool_choice_by_provider() -> None:
 def choose(setting: str = "auto", url: str = "http://127.0.0.1:1/v1", **kwargs: object) -> tuple[str, str]:
     arguments: dict[str, object] = {"overflow": False, "has_conversation": True, "context_tokens": 10_000}
     arguments.update(kwargs)
-    choice = choose_strategy(setting, model(url), reserve_tokens=16_384, **arguments)  # type: ignore[arg-type]
+    choice = choose_strategy(setting, model(url), output_tokens=13_107, **arguments)  # type: ignore[arg-type]
     return choice.name, choice.reason
 
 
@@ -136,6 +136,8 @@ def test_auto_summarises_inline_only_where_a_cache_would_serve_the_history() -> 
 def test_inline_is_not_used_when_the_conversation_cannot_be_sent_as_it_is() -> None:
     assert choose("inline", overflow=True) == ("serialize", "the conversation no longer fits the window")
     assert choose("inline", has_conversation=False)[0] == "serialize"
-    room = 100_000 - 16_384 - INSTRUCTIONS_ALLOWANCE
+    # At the threshold (above 100,000 - 16,384) there is still room for the instructions and the reply.
+    room = 100_000 - 13_107 - INSTRUCTIONS_ALLOWANCE
+    assert room > 100_000 - 16_384
     assert choose(context_tokens=room)[0] == "inline"
     assert choose(context_tokens=room + 1) == ("serialize", "the conversation leaves no room for the summary")
