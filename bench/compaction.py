@@ -12,8 +12,8 @@ Run once without and once with an earlier compaction halfway (the usual second c
 Then the cost row (bench/compaction_bill.py): `--cost-turns` turns with tool calls through pi-tui's command
 line against the loopback server with Anthropic's marker cache emulated, then one more turn that ends
 above the threshold and compacts, once per summary strategy: the share of the summary call's input read
-from cache, its input cost at Claude Sonnet 4.5's prices. The time to first token against a local llama.cpp server
-needs one serving a model; without it the row says so (skipped, with the reason).
+from cache, its input cost at Claude Sonnet 4.5's prices. The time to first token against a local
+llama.cpp server needs one serving a model; without it the row says so (skipped, with the reason).
 
 Usage: python bench/compaction.py [--entries 20000] [--repeats 5] [--cost-turns 40]
 Targets: view + prepare + serialise + audit under 1 s for 20,000 entries; the inline summary call reads
