@@ -40,8 +40,8 @@ def summary_kind(body: Any) -> str | None:
     messages = body.get("messages") if isinstance(body, dict) else None
     if not isinstance(messages, list) or not messages:
         return None
-    if _text(messages[0]) == SUMMARIZATION_SYSTEM_PROMPT:
-        return "serialize"
+    if _text(messages[0]) == SUMMARIZATION_SYSTEM_PROMPT or _text(messages[-1]).startswith("<conversation>"):
+        return "serialize"  # pi-tui's, or pi's own (its system prompt is worded differently)
     if messages[-1].get("role") == "user" and _text(messages[-1]).startswith(STOP_PREAMBLE):
         return "inline"
     return None
@@ -54,6 +54,7 @@ def answer_summaries(body: Any) -> Reply | None:
     done = "Ran the earlier checks"
     if kind == "inline" and TURN_CONTEXT_DIVIDER in _text(body["messages"][-1]):
         return text_reply(f"{SUMMARY_BODY.format(done=done)}\n\n{TURN_CONTEXT_DIVIDER}\n\n{TURN_PREFIX_BODY}")
-    if kind == "serialize" and "FIRST PART of one turn" in _text(body["messages"][-1]):
+    last = _text(body["messages"][-1])
+    if kind == "serialize" and ("FIRST PART of one turn" in last or "PREFIX of a turn" in last):
         return text_reply(TURN_PREFIX_BODY)
     return text_reply(SUMMARY_BODY.format(done=done))
