@@ -24,6 +24,7 @@ DEFAULT_MAX_BYTES = 51200
 QueueMode = Literal["one-at-a-time", "all"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 DoubleEscapeAction = Literal["fork", "tree"]
+CompactionStrategySetting = Literal["auto", "inline", "serialize"]
 TreeFilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
 
 
@@ -42,6 +43,8 @@ class CompactionSettings(_Section):
     keep_recent_tokens: int = Field(default=DEFAULT_KEEP_RECENT_TOKENS, ge=0)
     confirm: bool = False
     """Ask before an automatic compaction (beyond pi, R10.6)."""
+    strategy: CompactionStrategySetting = "auto"
+    """How the summary is asked for (beyond pi): inside the cached conversation, or serialised as pi does."""
 
 
 class ProviderRetrySettings(_Section):

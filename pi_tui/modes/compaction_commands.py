@@ -38,6 +38,7 @@ from pi_tui.session.compaction_timeline import (
     list_compactions,
 )
 from pi_tui.session.entries import CompactionEntry
+from pi_tui.session.next_request import live_context_for
 from pi_tui.session.store import SessionStore
 
 INTERRUPTED_EXIT = 130
@@ -64,6 +65,8 @@ def print_timeline(records: list[CompactionRecord], out: TextIO) -> None:
             f"kept from {record.first_kept_entry_id}  {record.model or '-'}  "
             f"summary {record.summary_length} chars  audit {missing}/{listed} missing\n"
         )
+        if record.summary_call is not None:
+            out.write(f"    summary call {record.summary_call.describe()}\n")
     out.write("(* = on the current branch)\n")
 
 
@@ -173,6 +176,7 @@ def run_compact_command(argv: list[str]) -> int:
                 settings=settings.compaction,
                 custom_instructions=options.instructions,
                 reason="manual",
+                live=live_context_for(store, resolution.model),
             )
         )
     except KeyboardInterrupt:  # the summary task was cancelled: nothing was appended

@@ -14,8 +14,9 @@ from typing import Protocol, TypeAlias
 
 from pi_tui.agent.agent import Agent
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.messages import AssistantMessage, ThinkingLevel
-from pi_tui.ai.stream import StreamFunction
+from pi_tui.ai.stream import LlmContext, StreamFunction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
 from pi_tui.context.compaction.triggers import (
@@ -112,6 +113,7 @@ class AutoCompaction:
                     reason=reason,
                     signal=signal,
                     thinking_level=session.thinking_level,
+                    live=live_context(session.agent),
                 )
             finally:
                 self._signal = None
@@ -222,6 +224,14 @@ def _reported_error(reason: CompactionReasonName, outcome: CompactionOutcome) ->
     if outcome.error.startswith(failed_prefix):
         return auto_compaction_error(reason, outcome.error.removeprefix(failed_prefix))
     return None
+
+
+def live_context(agent: Agent) -> LlmContext:
+    """The request the agent would send now, without a new message: what a summary asked inline extends."""
+    state = agent.state
+    return LlmContext(
+        state.system_prompt, convert_to_llm(state.messages), [tool.spec() for tool in state.tools]
+    )
 
 
 def _drop_overflowing_reply(agent: Agent) -> None:

@@ -20,9 +20,10 @@ from typing import Any, Literal, TypeAlias
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import ThinkingLevel, Usage
-from pi_tui.ai.stream import StreamFunction
+from pi_tui.ai.stream import LlmContext, StreamFunction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
+from pi_tui.context.compaction.inline_summary import output_budget
 from pi_tui.context.compaction.preparation import (
     CompactionPreparation,
     prepare_compaction,
@@ -30,8 +31,9 @@ from pi_tui.context.compaction.preparation import (
 )
 from pi_tui.context.compaction.preview import CompactionPreview, preview_compaction
 from pi_tui.context.compaction.rebuilt_context import tokens_after_compaction
-from pi_tui.context.compaction.summaries import summarize_compaction
+from pi_tui.context.compaction.strategy import choose_strategy
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
+from pi_tui.context.compaction.summary_run import SummaryCallFacts, write_summary
 from pi_tui.context.path_items import PathItem
 from pi_tui.session.compaction_pins import active_pins
 from pi_tui.session.entries import CompactionEntry
@@ -82,6 +84,7 @@ class CompactionOutcome:
     pinned: list[str] = field(default_factory=list)
     error: str | None = None
     cancelled: bool = False
+    summary_call: SummaryCallFacts | None = None
 
     @property
     def ok(self) -> bool:
@@ -100,6 +103,7 @@ class CompactionOutcome:
             "error": self.error,
             "cancelled": self.cancelled,
             "summary": self.summary,
+            **(self.summary_call.to_details() if self.summary_call is not None else {}),
         }
 
 
@@ -113,6 +117,7 @@ def compaction_details(
     usage: list[Usage],
     reason: CompactionReason,
     pinned: list[str],
+    summary_call: SummaryCallFacts,
 ) -> dict[str, Any]:
     """pi's `{readFiles, modifiedFiles}` first (pi reads only those), then pi-tui's own keys."""
     return {
@@ -124,6 +129,7 @@ def compaction_details(
         "summaryUsage": [item.to_json_obj() for item in usage],
         "reason": reason,
         "pinned": pinned,
+        **summary_call.to_details(),
     }
 
 
@@ -138,11 +144,16 @@ async def compact_store(
     reason: CompactionReason = "manual",
     signal: AbortSignal | None = None,
     thinking_level: ThinkingLevel | None = None,
+    live: LlmContext | None = None,
 ) -> CompactionOutcome:
-    """Prepare, summarise (one call, or two in parallel for a split turn) and append the entry.
+    """Prepare, summarise and append the entry.
 
-    The caller rebuilds its agent state from `store.build_context()` afterwards. Pinned items of the
-    session are carried into the summary. `thinking_level` defaults to the branch's level.
+    `live` is the request the session would send now without a new message (system prompt, tools and
+    the conversation converted for the model); with it the summary may be asked inside it (the inline
+    strategy, chosen by `compaction.strategy`), else it is written by pi's serialising calls (one, or
+    two in parallel for a split turn). The caller rebuilds its agent state from `store.build_context()`
+    afterwards. Pinned items of the session are carried into the summary. `thinking_level` defaults to
+    the branch's level.
     """
     started = time.monotonic()
     items = branch_items(store)
@@ -154,8 +165,16 @@ async def compact_store(
     level = thinking_level if thinking_level is not None else store.build_context().thinking_level
     pins = [pin.text for pin in active_pins(store)]
     target = SummaryModel(model=model, stream_fn=stream_fn, api_key=api_key, thinking_level=level)
-    result = await summarize_compaction(
-        prepared, target, custom_instructions=custom_instructions, pins=pins, signal=signal
+    choice = choose_strategy(
+        settings.strategy,
+        model,
+        overflow=reason == "overflow",
+        has_conversation=live is not None and bool(live.messages),
+        context_tokens=prepared.tokens_before,
+        output_tokens=min(output_budget(prepared), model.max_tokens),
+    )
+    result, facts = await write_summary(
+        prepared, target, choice, live, custom_instructions=custom_instructions, pins=pins, signal=signal
     )
     if isinstance(result, SummaryFailure):
         if result.cancelled:
@@ -174,6 +193,7 @@ async def compact_store(
         usage=result.usages,
         reason=reason,
         pinned=result.pinned,
+        summary_call=facts,
     )
     entry = store.append_compaction(
         result.summary, result.first_kept_entry_id, result.tokens_before, details, from_hook=False
@@ -187,6 +207,7 @@ async def compact_store(
         duration_ms=duration_ms,
         usage=result.usages,
         pinned=result.pinned,
+        summary_call=facts,
     )
 
 

@@ -15,6 +15,7 @@ from pi_tui.context.compaction.loss_audit import LossAudit, audit_span
 from pi_tui.context.compaction.preparation import SpanMessage, boundary_start, span_messages
 from pi_tui.context.compaction.rebuilt_context import last_compaction_index
 from pi_tui.context.compaction.summary_diff import SectionDiff, diff_summaries
+from pi_tui.context.compaction.summary_run import SummaryCallFacts
 from pi_tui.session.compaction_ops import branch_items
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.store import SessionStore
@@ -82,6 +83,8 @@ class CompactionRecord:
     audit: dict[str, dict[str, int]]
     on_current_branch: bool
     from_hook: bool
+    summary_call: SummaryCallFacts | None = None
+    """How the summary was asked for and what it cost; None for compactions written by pi."""
 
     def to_json_obj(self) -> dict[str, Any]:
         return {
@@ -96,6 +99,7 @@ class CompactionRecord:
             "audit": self.audit,
             "onCurrentBranch": self.on_current_branch,
             "fromHook": self.from_hook,
+            "summaryCall": self.summary_call.to_details() if self.summary_call is not None else None,
         }
 
 
@@ -123,6 +127,7 @@ def list_compactions(store: SessionStore) -> list[CompactionRecord]:
                 audit=audit_span(summarized_span(store, entry), entry.summary).counts(),
                 on_current_branch=entry.id in current,
                 from_hook=bool(entry.from_hook),
+                summary_call=SummaryCallFacts.from_details(entry.details),
             )
         )
     return records

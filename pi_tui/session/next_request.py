@@ -15,7 +15,11 @@ from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.messages import AgentMessage, TextContent, UserMessage
 from pi_tui.ai.requests import build_request, shown_headers
 from pi_tui.ai.stream import LlmContext, StreamOptions
-from pi_tui.session.agent_session import AgentSession
+from pi_tui.config.model_config import ModelConfig
+from pi_tui.session.agent_session import AgentSession, SessionConfig
+from pi_tui.session.auto_compaction import live_context
+from pi_tui.session.services import AgentSessionServices
+from pi_tui.session.store import SessionStore
 
 
 @dataclass(frozen=True)
@@ -45,3 +49,16 @@ def next_request(session: AgentSession, prompt: str | None = None) -> RequestPre
     options = StreamOptions(reasoning=None if level == "off" else level, session_id=session.store.session_id)
     request = build_request(model, context, options)
     return RequestPreview(request.path, shown_headers(model, request), request.body, request)
+
+
+def live_context_for(store: SessionStore, model: ModelConfig) -> LlmContext:
+    """The request a session on `store` would send `model` now, without a new message: what a headless
+    compaction summarises inline. Building the session must not write (a fresh one records its model)."""
+    reason = store.read_only_reason
+    store.read_only_reason = reason or "reading the conversation to summarise"
+    try:
+        services = AgentSessionServices.for_cwd(store.cwd)
+        session = AgentSession(SessionConfig(store=store, resources=services.resources, model=model))
+    finally:
+        store.read_only_reason = reason
+    return live_context(session.agent)

@@ -258,6 +258,8 @@ def detail_for(
             ("Model", record.model or NO_MODEL),
             ("Branch", "current" if record.on_current_branch else "other"),
         ]
+        if record.summary_call is not None:
+            facts.append(("Summary call", record.summary_call.describe()))
     facts += [("First kept", entry.first_kept_entry_id), ("Summary", f"{len(entry.summary):,} chars")]
     missing = len(audit.missing)
     note = f"{missing} of {len(audit.items)} items missing from the summary"

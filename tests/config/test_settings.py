@@ -16,6 +16,7 @@ def test_defaults_are_pis() -> None:
         "reserveTokens": 16384,
         "keepRecentTokens": 20000,
         "confirm": False,
+        "strategy": "auto",
     }
     assert document["retry"] == {
         "enabled": True,

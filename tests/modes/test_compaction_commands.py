@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from pi_tui.config.paths import session_dir_for_cwd, sessions_root
+from pi_tui.context.compaction.inline_prompts import STOP_PREAMBLE
 from pi_tui.session.entries import CompactionEntry, CustomEntry
 from pi_tui.session.store import SessionStore
 from tests.context.compaction.session_support import long_session
@@ -124,10 +125,15 @@ async def test_compact_through_the_loopback_server_by_session_id(tmp_path: Path)
     assert outcome["ok"] and outcome["summary"].startswith("## Goal\nSummarised over HTTP")
     body = server.requests[0].body
     assert body["model"] == "test-model"
-    assert body["messages"][1]["content"][0]["text"].endswith("Additional focus: mind the tests")
+    # A local server keeps the conversation's KV cache: the summary is asked inside the conversation.
+    assert [message["role"] for message in body["messages"][:2]] == ["system", "user"]
+    instructions = body["messages"][-1]["content"][0]["text"]
+    assert instructions.startswith(STOP_PREAMBLE) and "Additional focus: mind the tests" in instructions
+    assert outcome["summaryStrategy"] == "inline"
     reopened = SessionStore.open(store.path)
     entry = reopened.get_entry(outcome["entryId"])
     assert isinstance(entry, CompactionEntry) and entry.details["reason"] == "manual"
+    assert entry.details["summaryStrategy"] == "inline"
     assert entry.details["model"] == "openai/test-model"
     again = run("compact", str(store.path), cwd=project)
     assert again.returncode == 1 and "Already compacted" in again.stderr

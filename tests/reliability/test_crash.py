@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
+from pi_tui.context.compaction.inline_prompts import TURN_CONTEXT_DIVIDER
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.loader import LoadedSession, load_session_text, read_session_file
 from pi_tui.session.store import SessionStore
@@ -238,7 +239,9 @@ async def test_kill_during_compaction_leaves_no_half_compaction_and_the_next_one
     check_next_open(session, loaded)
 
     replies = [ScriptedReply(text="after the crash " * 200) for _ in range(2)]
-    summaries = [ScriptedReply(text="## Goal\nRecovered.") for _ in range(2)]
+    # One inline call when the cut splits a turn: both summaries in one reply, divided as asked.
+    recovered = f"## Goal\nRecovered.\n\n{TURN_CONTEXT_DIVIDER}\n\n## Original Request\nContinue."
+    summaries = [ScriptedReply(text=recovered) for _ in range(2)]
     session_object = crash_driver.make_session(
         session, workspace / "project", ScriptedProvider([*replies, *summaries])
     )

@@ -25,10 +25,12 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from pi_tui.ai.messages import TextContent  # noqa: E402
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply, ScriptedToolCall  # noqa: E402
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions  # noqa: E402
 from pi_tui.config.model_config import ModelConfig  # noqa: E402
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings  # noqa: E402
+from pi_tui.context.compaction.inline_prompts import STOP_PREAMBLE, TURN_CONTEXT_DIVIDER  # noqa: E402
 from pi_tui.context.resources import load_resources  # noqa: E402
 from pi_tui.session import store as store_module  # noqa: E402
 from pi_tui.session.agent_session import AgentSession, SessionConfig  # noqa: E402
@@ -41,6 +43,8 @@ SETTINGS = Settings(
 )
 NOTES = "line one of the notes\nline two: ünïcödé ✓\n"
 SUMMARY = "## Goal\nKeep the notes.\n\n## Progress\n" + "- read notes.txt again\n" * 40
+SUMMARY += f"\n{TURN_CONTEXT_DIVIDER}\n\n## Original Request\nRead the notes.\n"
+"""Asked inline with a split turn, the model writes both summaries in one reply, divided by that line."""
 
 
 def prompt_text(number: int) -> str:
@@ -94,7 +98,7 @@ def make_session(path: Path, cwd: Path, stream_fn: Any) -> AgentSession:
 
 
 class _Announcing:
-    """The scripted provider, printing `summary-start` when a summary request goes out."""
+    """The scripted provider, printing `summary-start` when a summary request goes out (either strategy)."""
 
     def __init__(self, provider: ScriptedProvider) -> None:
         self.provider = provider
@@ -102,7 +106,12 @@ class _Announcing:
     def __call__(
         self, model: ModelConfig, context: LlmContext, options: StreamOptions
     ) -> AsyncIterator[StreamEvent]:
-        if not context.tools:
+        last = context.messages[-1] if context.messages else None
+        inline = last is not None and any(
+            isinstance(block, TextContent) and block.text.startswith(STOP_PREAMBLE)
+            for block in getattr(last, "content", [])
+        )
+        if inline or not context.tools:
             sys.stdout.write("summary-start\n")
             sys.stdout.flush()
         return self.provider(model, context, options)

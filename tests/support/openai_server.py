@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -96,6 +96,8 @@ class OpenAIServer:
         self.get_routes: dict[str, Any] = {}
         """JSON answers to GET requests by path (`/v1/models`, `/props`); any other GET is a 404."""
         self.get_requests: list[str] = []
+        self.responder: Callable[[Any], Reply | None] | None = None
+        """Answers a request from its body before the queue is asked (None: take the next queued reply)."""
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -157,8 +159,11 @@ class OpenAIServer:
             await self._send_error(writer, ErrorReply(200, found) if found is not None else ErrorReply(404))
             return True
         self.requests.append(RecordedRequest(method, path, headers, body))
-        if not self.replies:
-            reply: Reply = ErrorReply(500, {"error": {"message": "openai_server: no scripted reply"}})
+        answered = self.responder(body) if self.responder is not None else None
+        if answered is not None:
+            reply: Reply = answered
+        elif not self.replies:
+            reply = ErrorReply(500, {"error": {"message": "openai_server: no scripted reply"}})
         else:
             reply = self.replies.pop(0)
         if reply.fault is not None:

@@ -264,7 +264,8 @@ async def test_calls_a_compaction_summarised_away_stay_in_the_tools_pane(tmp_pat
     replies = [ScriptedReply(tool_calls=[call]), ScriptedReply(text="answer " * 400)]
     replies += [ScriptedReply(text="answer two " * 300)]
     replies += [ScriptedReply(text="## Goal\nShip it."), ScriptedReply(text="## Original Request\nx")]
-    settings = Settings(compaction=CompactionSettings(keep_recent_tokens=10))
+    # pi's two summary calls are scripted (the cut splits the first turn).
+    settings = Settings(compaction=CompactionSettings(keep_recent_tokens=10, strategy="serialize"))
     app, session, _ = make_chat_app(tmp_path, replies, settings=settings)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -54,8 +54,25 @@ def find_turn_start_index(items: Sequence[PathItem], index: int, start: int) -> 
     return -1
 
 
+def _starts_a_turn(items: Sequence[PathItem], cut: int, end: int) -> bool:
+    """The kept region opens with a user message, perhaps after entries that are not messages.
+
+    pi looks at the cut item alone, so a cut moved back over a custom entry counts as splitting the
+    turn before it, and that whole earlier turn is summarised a second time as a "turn prefix". pi-tui
+    records every request as a custom entry right before the next user message, which would make
+    nearly every compaction of its own sessions such a split: the first message decides here.
+    """
+    for index in range(cut, end):
+        item = items[index]
+        if item.kind == "message":
+            return isinstance(item.message, UserMessage)
+        if item.kind in _CUT_KINDS or item.kind == "compaction":
+            return False
+    return False
+
+
 def find_cut_point(items: Sequence[PathItem], start: int, end: int, keep_recent_tokens: int) -> CutPoint:
-    """pi's `findCutPoint` over `items[start:end]`, exactly, including its quirks:
+    """pi's `findCutPoint` over `items[start:end]`, including its quirks:
 
     - only `message` items are counted (custom messages and branch summaries are free);
     - when the budget is crossed at `i`, the kept region starts at the first legal cut at or after
@@ -63,6 +80,9 @@ def find_cut_point(items: Sequence[PathItem], start: int, end: int, keep_recent_
       everything is kept;
     - the cut then moves back over non-message items (settings, labels, custom entries…) until a
       message or a compaction item or `start`.
+
+    One difference: a kept region whose first message is a user message is not a split turn even when
+    the cut sits on an entry before it (see `_starts_a_turn`).
     """
     cuts = valid_cut_points(items, start, end)
     if not cuts:
@@ -82,8 +102,7 @@ def find_cut_point(items: Sequence[PathItem], start: int, end: int, keep_recent_
         if previous.kind in ("compaction", "message"):
             break
         cut -= 1
-    cut_item = items[cut]
-    if cut_item.kind == "message" and isinstance(cut_item.message, UserMessage):
+    if _starts_a_turn(items, cut, end):
         return CutPoint(cut, -1, False)
     turn_start = find_turn_start_index(items, cut, start)
     return CutPoint(cut, turn_start, turn_start != -1)

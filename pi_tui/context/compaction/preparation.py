@@ -53,6 +53,8 @@ class CompactionPreparation:
     turn_start_index: int
     previous_compaction_index: int
     history_end: int
+    kept: list[SpanMessage]
+    """The messages that stay word for word (everything from `first_kept_index`)."""
 
     @property
     def messages_to_summarize(self) -> list[AgentMessage]:
@@ -124,6 +126,7 @@ def prepare_compaction(
         turn_start_index=cut.turn_start_index,
         previous_compaction_index=previous,
         history_end=history_end,
+        kept=span_messages(items, cut.first_kept_index, end),
     )
 
 

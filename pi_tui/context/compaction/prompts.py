@@ -18,14 +18,7 @@ SUMMARIZATION_SYSTEM_PROMPT = (
     "summary and nothing else."
 )
 
-SUMMARIZATION_PROMPT = (
-    (
-        "The conversation above is to be condensed. Write a structured context checkpoint that another LLM "
-        "will rely on to carry on with the work."
-    )
-    + """
-
-Use EXACTLY this format, with the sections in this order:
+SUMMARY_FORMAT = """Use EXACTLY this format, with the sections in this order:
 
 ## Goal
 [What the user wants to achieve; list each task if there are several.]
@@ -55,16 +48,9 @@ Use EXACTLY this format, with the sections in this order:
 - [or (none) if nothing applies]
 
 Keep every section short. Keep file paths, function names and error messages exactly as written."""
-)
+"""The skeleton of a first summary (pi's sections and headings)."""
 
-UPDATE_SUMMARIZATION_PROMPT = (
-    (
-        "The conversation above contains NEW messages. Merge them into the existing summary given in "
-        "<previous-summary>."
-    )
-    + """
-
-Rules:
+UPDATE_RULES_AND_FORMAT = """Rules:
 - Keep everything the previous summary records.
 - Add the new progress, decisions and context.
 - Move items from "In Progress" to "Done" once they are finished.
@@ -100,17 +86,9 @@ Use EXACTLY this format, with the sections in this order:
 - [What still matters from before, plus new data]
 
 Keep every section short. Keep file paths, function names and error messages exactly as written."""
-)
+"""How a previous summary is merged with new messages, and the skeleton of the result."""
 
-TURN_PREFIX_SUMMARIZATION_PROMPT = (
-    (
-        "The conversation above is the FIRST PART of one turn that was too long to keep whole. The LAST PART "
-        "of that turn (the most recent work) stays in the context word for word. Summarise this first part "
-        "so that the kept part can be understood."
-    )
-    + """
-
-Use this format:
+TURN_PREFIX_FORMAT = """Use this format:
 
 ## Original Request
 [What the user asked for in this turn]
@@ -122,6 +100,24 @@ Use this format:
 - [What is needed to understand the kept recent work]
 
 Be brief: include only what the kept part needs."""
+
+SUMMARIZATION_PROMPT = (
+    "The conversation above is to be condensed. Write a structured context checkpoint that another LLM "
+    "will rely on to carry on with the work."
+    "\n\n" + SUMMARY_FORMAT
+)
+
+UPDATE_SUMMARIZATION_PROMPT = (
+    "The conversation above contains NEW messages. Merge them into the existing summary given in "
+    "<previous-summary>."
+    "\n\n" + UPDATE_RULES_AND_FORMAT
+)
+
+TURN_PREFIX_SUMMARIZATION_PROMPT = (
+    "The conversation above is the FIRST PART of one turn that was too long to keep whole. The LAST PART "
+    "of that turn (the most recent work) stays in the context word for word. Summarise this first part "
+    "so that the kept part can be understood."
+    "\n\n" + TURN_PREFIX_FORMAT
 )
 
 BRANCH_SUMMARY_PROMPT = (

@@ -182,6 +182,13 @@ async def summarize_compaction(
         if was_called:
             usages.append(outcome.usage)
     summary = texts[0] if len(texts) == 1 else texts[0] + SPLIT_TURN_SEPARATOR + texts[1]
+    return finish_summary(preparation, summary, usages, pins)
+
+
+def finish_summary(
+    preparation: CompactionPreparation, summary: str, usages: list[Usage], pins: Sequence[str]
+) -> CompactionSummary:
+    """The summary as stored: the model's text, the pinned items it must repeat, then pi's file lists."""
     summary = ensure_pinned(summary, pins)
     read_files, modified_files = preparation.file_ops.lists()
     summary += format_file_operations(read_files, modified_files)

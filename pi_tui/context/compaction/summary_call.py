@@ -54,11 +54,24 @@ async def complete(
     reasoning: bool,
 ) -> AssistantMessage:
     """Stream one reply to a single user message under the summarisation system prompt."""
-    level = target.thinking_level if reasoning and target.model.reasoning else None
     context = LlmContext(
         system_prompt=SUMMARIZATION_SYSTEM_PROMPT,
         messages=[UserMessage(content=[TextContent(text=prompt)], timestamp=int(time.time() * 1000))],
     )
+    return await complete_context(target, context, max_tokens=max_tokens, signal=signal, reasoning=reasoning)
+
+
+async def complete_context(
+    target: SummaryModel,
+    context: LlmContext,
+    *,
+    max_tokens: int,
+    signal: AbortSignal | None,
+    reasoning: bool,
+    tool_choice: str | None = None,
+) -> AssistantMessage:
+    """Stream one reply to `context`: never an agent loop, so a tool call in it is not run."""
+    level = target.thinking_level if reasoning and target.model.reasoning else None
     options = StreamOptions(
         api_key=target.api_key,
         # The budget comes from reserveTokens; a model that can only write fewer (a small local one)
@@ -66,6 +79,7 @@ async def complete(
         max_tokens=min(max_tokens, target.model.max_tokens),
         reasoning=level if level != "off" else None,
         signal=signal,
+        tool_choice=tool_choice,
     )
     final: AssistantMessage | None = None
     async for event in target.stream_fn(target.model, context, options):

@@ -70,8 +70,8 @@ def test_a_giant_assistant_reply_splits_its_turn() -> None:
 
 
 def test_cut_moves_back_over_custom_label_and_setting_entries() -> None:
-    # pi quirk kept on purpose: after moving back, the cut item is the custom entry, not the user
-    # message, so split-turn detection finds u1's turn (the prefix is then u1 + a1).
+    # The cut keeps the entries before u2 with it; the kept region still opens with u2's turn, so nothing
+    # is split (pi would call it a split turn and summarise u1's whole turn again as a "prefix").
     items = [
         user("u1", words(100)),
         assistant("a1", words(100)),
@@ -80,7 +80,16 @@ def test_cut_moves_back_over_custom_label_and_setting_entries() -> None:
         setting("t1", "thinking_level_change"),
         user("u2", words(200)),
     ]
-    assert find_cut_point(items, 0, 6, 150) == CutPoint(2, 0, True)
+    assert find_cut_point(items, 0, 6, 150) == CutPoint(2, -1, False)
+
+
+def test_a_cut_before_an_assistant_reply_still_splits_its_turn_after_moving_back() -> None:
+    items = [
+        user("u1", words(100)),
+        custom("c1"),
+        assistant("a1", words(300)),
+    ]
+    assert find_cut_point(items, 0, 3, 150) == CutPoint(1, 0, True)
 
 
 def test_custom_messages_and_branch_summaries_are_free_but_legal_cuts() -> None:
@@ -103,8 +112,9 @@ def test_backward_extension_stops_at_a_compaction_item() -> None:
         custom("c1"),
         user("u2", words(300)),
     ]
-    assert find_cut_point(items, 0, 4, 100) == CutPoint(2, 0, True)
-    assert find_cut_point(items, 2, 4, 100) == CutPoint(2, -1, False)  # start bounds the turn search
+    # The cut moves back to c1 and no further; the kept region opens with u2's turn.
+    assert find_cut_point(items, 0, 4, 100) == CutPoint(2, -1, False)
+    assert find_cut_point(items, 2, 4, 100) == CutPoint(2, -1, False)
 
 
 def test_range_starts_at_the_previous_compactions_kept_region() -> None:
