@@ -1,9 +1,11 @@
 """Run one shell command into an OutputPipeline: process group, abort, timeout, daemons (pi §6.2).
 
 stdout and stderr share one pipe, so their chunks keep arrival order. The command runs in its own
-session (process group); abort and timeout send SIGKILL to the whole group. A background process
-that inherits the pipe and outlives the shell must not hang the caller: once the shell has exited,
-reading stops at end of file or as soon as the pipe has been quiet for `DRAIN_QUIET_SECONDS`.
+session (process group); abort and timeout send SIGKILL to the whole group. The command gets pi-tui's
+environment without the variables holding a configured key, and every known key it prints is cut out
+before the output is stored or shown (`key_filter`). A background process that inherits the pipe and
+outlives the shell must not hang the caller: once the shell has exited, reading stops at end of file or
+as soon as the pipe has been quiet for `DRAIN_QUIET_SECONDS`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.config.key_secrets import command_secrets
+from pi_tui.tools.key_filter import KeyFilter
 from pi_tui.tools.output_pipeline import OutputPipeline
 
 DRAIN_QUIET_SECONDS = 0.25
@@ -106,10 +110,9 @@ async def run_shell(
     signal: AbortSignal | None = None,
     timeout_seconds: float | None = None,
     shell: str | None = None,
-    env: dict[str, str] | None = None,
     on_data: Callable[[], None] | None = None,
 ) -> ShellOutcome:
-    """Run `command` with `<shell> -c`, feeding every chunk to `pipeline` as it arrives.
+    """Run `command` with `<shell> -c`, feeding every chunk (keys cut out) to `pipeline` as it arrives.
 
     Raises ShellStartError before starting anything if cwd or the shell is missing. Cancelling the
     calling task kills the process group. The pipeline is finished but not closed on return.
@@ -120,6 +123,8 @@ async def run_shell(
     if signal is not None and signal.aborted:
         pipeline.finish()
         return ShellOutcome(None, True, False)
+    environment, keys = await asyncio.to_thread(command_secrets)
+    keys_out = KeyFilter(keys)
 
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
@@ -134,7 +139,7 @@ async def run_shell(
             stdout=write_fd,
             stderr=write_fd,
             cwd=cwd,
-            env=env if env is not None else dict(os.environ),
+            env=environment,
             start_new_session=True,
         )
     except OSError as error:
@@ -144,7 +149,7 @@ async def run_shell(
         os.close(write_fd)
 
     def feed(data: bytes) -> None:
-        pipeline.feed(data)
+        pipeline.feed(keys_out.feed(data))
         if on_data is not None:
             on_data()
 
@@ -176,6 +181,9 @@ async def run_shell(
         if unregister is not None:
             unregister()
         reader.close()
+    held = keys_out.finish()
+    if held and reader.error is None:
+        pipeline.feed(held)
     pipeline.finish()
     if reader.error is not None:
         raise reader.error
