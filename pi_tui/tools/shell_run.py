@@ -3,9 +3,13 @@
 stdout and stderr share one pipe, so their chunks keep arrival order. The command runs in its own
 session (process group); abort and timeout send SIGKILL to the whole group. The command gets pi-tui's
 environment without the variables holding a configured key, and every known key it prints is cut out
-before the output is stored or shown (`key_filter`). A background process that inherits the pipe and
-outlives the shell must not hang the caller: once the shell has exited, reading stops at end of file or
-as soon as the pipe has been quiet for `DRAIN_QUIET_SECONDS`.
+before the output is stored or shown (`key_filter`).
+
+A background process that inherits the pipe and outlives the shell must not hang the caller nor fill the
+disk: once the shell has exited, reading stops at end of file, or when the pipe has been quiet for
+`DRAIN_QUIET_SECONDS` (a daemon that holds the pipe but is silent is left running), or, at the latest,
+after `DRAIN_LIMIT_SECONDS` or `DRAIN_LIMIT_BYTES` more output; then whatever still writes is stopped
+with its process group and the outcome says so.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from pi_tui.tools.key_filter import KeyFilter
 from pi_tui.tools.output_pipeline import OutputPipeline
 
 DRAIN_QUIET_SECONDS = 0.25
+DRAIN_LIMIT_SECONDS = 1.0
+DRAIN_LIMIT_BYTES = 4 << 20
+BACKGROUND_STOPPED = "Background processes still writing after the command exited were stopped"
 # A bigger pipe and bigger reads mean fewer wake-ups per megabyte of a flooding command.
 PIPE_SIZE = 1 << 20
 READ_SIZE = 1 << 20
@@ -37,11 +44,13 @@ class ShellStartError(Exception):
 
 @dataclass(frozen=True)
 class ShellOutcome:
-    """How the process ended. `exit_code` is None when it was killed by a signal (pi: success)."""
+    """How the process ended. `exit_code` is None when it was killed by a signal (pi: success).
+    `background_stopped`: processes still writing after the shell exited were killed."""
 
     exit_code: int | None
     aborted: bool
     timed_out: bool
+    background_stopped: bool = False
 
 
 def resolve_shell(shell_path: str | None = None) -> str:
@@ -70,6 +79,9 @@ class _PipeReader:
         self._loop = asyncio.get_running_loop()
         self.closed: asyncio.Future[None] = self._loop.create_future()
         self.received = 0
+        self.limit: int | None = None
+        """Stop reading (and set `over_limit`) once `received` reaches this."""
+        self.over_limit = False
         self.error: BaseException | None = None
         os.set_blocking(fd, False)
         self._loop.add_reader(fd, self._ready)
@@ -91,6 +103,10 @@ class _PipeReader:
             self._on_data(data)
         except Exception as error:  # a failing consumer must not leave the process blocked on a full pipe
             self.error = error
+            self.close()
+            return
+        if self.limit is not None and self.received >= self.limit:
+            self.over_limit = True
             self.close()
 
     def close(self) -> None:
@@ -154,7 +170,7 @@ async def run_shell(
             on_data()
 
     reader = _PipeReader(read_fd, feed)
-    state = {"aborted": False, "timed_out": False}
+    state = {"aborted": False, "timed_out": False, "background_stopped": False}
 
     def kill(reason: str) -> None:
         state[reason] = True
@@ -171,7 +187,10 @@ async def run_shell(
         if reader.error is not None:
             kill_group(process.pid)
         returncode = await exit_task
-        await _drain(reader)
+        if await _drain(reader):
+            kill("background_stopped")
+        elif reader.error is not None:  # the consumer failed while the rest was drained
+            kill_group(process.pid)
     except BaseException:
         kill_group(process.pid)
         raise
@@ -188,13 +207,21 @@ async def run_shell(
     if reader.error is not None:
         raise reader.error
     exit_code = returncode if returncode >= 0 else None
-    return ShellOutcome(exit_code, state["aborted"], state["timed_out"])
+    return ShellOutcome(exit_code, state["aborted"], state["timed_out"], state["background_stopped"])
 
 
-async def _drain(reader: _PipeReader) -> None:
-    """After the shell exited: read until EOF, or stop once the pipe has gone quiet (a daemon holds it)."""
+async def _drain(reader: _PipeReader) -> bool:
+    """After the shell exited: read until EOF, or stop once the pipe has gone quiet (a daemon holds it).
+    True when something was still writing at the time or byte limit: the caller stops it."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DRAIN_LIMIT_SECONDS
+    reader.limit = reader.received + DRAIN_LIMIT_BYTES
     while not reader.closed.done():
         before = reader.received
-        await asyncio.wait({reader.closed}, timeout=DRAIN_QUIET_SECONDS)
-        if reader.received == before:
-            return
+        left = deadline - loop.time()
+        if left <= 0:
+            return True
+        await asyncio.wait({reader.closed}, timeout=min(DRAIN_QUIET_SECONDS, left))
+        if reader.received == before and not reader.closed.done():
+            return False
+    return reader.over_limit
