@@ -1,9 +1,9 @@
 """Run one shell command into an OutputPipeline: process group, abort, timeout, daemons (pi §6.2).
 
 stdout and stderr share one pipe, so their chunks keep arrival order. The command runs in its own
-session (process group); abort and timeout send SIGKILL to the whole group. The command gets pi-tui's
-environment without the variables holding a configured key, and every known key it prints is cut out
-before the output is stored or shown (`key_filter`).
+session (process group); abort and timeout send SIGKILL to the whole group, and so does pi-tui's death
+(`group_guard`). The command gets pi-tui's environment without the variables holding a configured key,
+and every known key it prints is cut out before the output is stored or shown (`key_filter`).
 
 A background process that inherits the pipe and outlives the shell must not hang the caller nor fill the
 disk: once the shell has exited, reading stops at end of file, or when the pipe has been quiet for
@@ -26,6 +26,7 @@ from typing import Any
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.config.key_secrets import command_secrets
+from pi_tui.tools.group_guard import group_guard
 from pi_tui.tools.key_filter import KeyFilter
 from pi_tui.tools.output_pipeline import OutputPipeline
 
@@ -163,6 +164,7 @@ async def run_shell(
         raise ShellStartError(str(error)) from error
     finally:
         os.close(write_fd)
+    group_guard.watch(process.pid)
 
     def feed(data: bytes) -> None:
         pipeline.feed(keys_out.feed(data))
@@ -200,6 +202,7 @@ async def run_shell(
         if unregister is not None:
             unregister()
         reader.close()
+        group_guard.release(process.pid)
     held = keys_out.finish()
     if held and reader.error is None:
         pipeline.feed(held)
