@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from pi_tui import __version__
 from pi_tui.ai.messages import THINKING_LEVELS
+from pi_tui.config.api_key_option import ApiKeyFileError, add_api_key_options, command_line_key
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.session.services import SessionChoice
 
@@ -85,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument(
         "--base-url", metavar="URL", help="OpenAI-compatible endpoint, e.g. http://host:8080/v1"
     )
-    model.add_argument("--api-key", metavar="KEY", help="API key (default: models.json or OPENAI_API_KEY)")
+    add_api_key_options(model)
     model.add_argument("--thinking", choices=THINKING_LEVELS, help="reasoning level for reasoning models")
     model.add_argument(
         "--tools",
@@ -177,6 +178,11 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     namespace = parser.parse_args(args)
     namespace_demo = bool(namespace.demo)
+    try:
+        namespace.api_key = command_line_key(namespace, sys.stderr)
+    except ApiKeyFileError as error:
+        sys.stderr.write(f"pi-tui: {error}\n")
+        return 2
     options = run_options(namespace)
     if options.tools is not None:
         from pi_tui.tools.registry import ALL_TOOL_NAMES

@@ -14,12 +14,10 @@ from typing import Any
 
 from pi_tui.ai.dialect_hints import compat_hint
 from pi_tui.ai.js_json import js_dumps
+from pi_tui.config.key_secrets import MIN_KEY_CHARS, REDACTED
 
 RETRY_AFTER_MS_HEADER = "retry-after-ms"
 RETRY_AFTER_HEADER = "retry-after"
-REDACTED_KEY = "[redacted]"
-MIN_REDACTED_KEY_CHARS = 8
-"""Shorter keys are placeholders (`none`, `local`); replacing them would mangle ordinary words."""
 
 
 class MalformedStreamData(ValueError):
@@ -58,8 +56,8 @@ def retry_after_ms(headers: Any) -> int | None:
 def redact_key(text: str, api_key: str | None) -> str:
     """Some servers echo the key they refused (`Incorrect API key provided: sk-…`); the message is
     persisted and shown, so the key is cut out of it (R14.2)."""
-    if api_key and len(api_key) >= MIN_REDACTED_KEY_CHARS and api_key in text:
-        return text.replace(api_key, REDACTED_KEY)
+    if api_key and len(api_key) >= MIN_KEY_CHARS and api_key in text:
+        return text.replace(api_key, REDACTED)
     return text
 
 

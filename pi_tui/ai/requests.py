@@ -5,10 +5,10 @@ from __future__ import annotations
 from pi_tui.ai.chat_request import ProviderRequest, build_chat_request
 from pi_tui.ai.responses_request import build_responses_request
 from pi_tui.ai.stream import LlmContext, StreamOptions
+from pi_tui.config.key_secrets import REDACTED
 from pi_tui.config.model_config import ModelConfig
 
 CREDENTIAL_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "x-goog-api-key"})
-REDACTED = "[redacted]"
 
 
 def build_request(model: ModelConfig, context: LlmContext, options: StreamOptions) -> ProviderRequest:

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pi_tui.config.key_secrets import known_keys
 from pi_tui.export.html_export import HtmlOptions, write_html
 from pi_tui.export.jsonl_export import write_jsonl
-from pi_tui.export.key_redaction import known_keys
 from pi_tui.session.store import SessionStore
 
 ExportFormat = Literal["html", "jsonl"]

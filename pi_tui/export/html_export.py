@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pi_tui import __version__
 from pi_tui.ai.messages import AssistantMessage
+from pi_tui.config.key_secrets import known_keys, redact
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import Settings
 from pi_tui.export.budget_html import budget_section
@@ -22,7 +23,6 @@ from pi_tui.export.compactions_html import compactions_section
 from pi_tui.export.conversation_html import ConversationOptions, ConversationRenderer
 from pi_tui.export.full_output import DEFAULT_MAX_INLINE_BYTES
 from pi_tui.export.html_text import esc, num, when
-from pi_tui.export.key_redaction import known_keys, redact
 from pi_tui.export.tree_html import tree_section
 from pi_tui.session.branch_model import branch_model
 from pi_tui.session.entries import MessageEntry, ModelChangeEntry, SessionEntry

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from pi_tui.export.key_redaction import redact
+from pi_tui.config.key_secrets import redact
 from pi_tui.session.forking import export_lines
 from pi_tui.session.migrations import replace_file_atomically
 from pi_tui.session.store import SessionStore

@@ -2,8 +2,9 @@
 
 - `pi-tui compactions <session> [--show ID]`: the timeline of every compaction across all branches;
   `--show` prints one compaction's summary, its diff to the previous summary and its loss audit;
-- `pi-tui compact <session> [--preview] [--instructions TEXT] [--model REF --base-url URL --api-key KEY]`:
-  compact the session's current branch now (or only preview the cut, without a model call);
+- `pi-tui compact <session> [--preview] [--instructions TEXT] [--model REF --base-url URL
+  --api-key-file PATH]`: compact the session's current branch now (or only preview the cut, without a
+  model call);
 - `pi-tui restore <session> <compaction-id>`: continue from just before a compaction; prints the new
   leaf id.
 
@@ -19,6 +20,7 @@ import sys
 from typing import TextIO
 
 from pi_tui.ai.providers import stream_by_api
+from pi_tui.config.api_key_option import ApiKeyFileError, add_api_key_options, command_line_key
 from pi_tui.config.models import resolve_model
 from pi_tui.config.settings import Settings
 from pi_tui.config.settings_files import load_settings
@@ -148,8 +150,12 @@ def run_compact_command(argv: list[str]) -> int:
     parser.add_argument("--instructions", metavar="TEXT", help="additional focus for the summary")
     parser.add_argument("--model", metavar="REF", help="provider/id or id (default: the session's model)")
     parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
-    parser.add_argument("--api-key", metavar="KEY", help="API key (default: from models.json / environment)")
+    add_api_key_options(parser)
     options = parser.parse_args(argv)
+    try:
+        api_key = command_line_key(options, sys.stderr)
+    except ApiKeyFileError as error:
+        return fail(str(error))
     store = open_session(options.session, options.session_dir, writes=not options.preview)
     if isinstance(store, str):
         return fail(store)
@@ -163,7 +169,7 @@ def run_compact_command(argv: list[str]) -> int:
         else:
             print_preview(preview, sys.stdout)
         return 0
-    resolution = resolve_model(_model_ref(options, settings, store), options.base_url, options.api_key)
+    resolution = resolve_model(_model_ref(options, settings, store), options.base_url, api_key)
     if resolution.model is None:
         return fail("; ".join(str(item) for item in resolution.diagnostics))
     try:

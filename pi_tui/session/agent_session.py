@@ -32,6 +32,7 @@ from pi_tui.ai.messages import (
     UserMessage,
 )
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
+from pi_tui.config.key_secrets import remember_key
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
 from pi_tui.context.compaction.summary_call import SummaryModel
@@ -100,6 +101,7 @@ class AgentSession(SessionControls):
         self.resources = config.resources
         self.model = config.model
         self._api_key = config.api_key
+        remember_key(config.api_key)  # hidden from every command and export from now on
         self._http_pool = config.http_pool
         self._listeners: list[SessionListener] = []
         self._base_stream_fn = config.stream_fn or _default_stream_fn()
@@ -310,6 +312,7 @@ class AgentSession(SessionControls):
         """Use `model` from now on and record it; no event (callers announce why it changed)."""
         self.model = model
         self._api_key = api_key
+        remember_key(api_key)
         self.agent.state.model = model
         self.thinking_level = clamp_thinking(self.thinking_level, model)
         self.agent.state.thinking_level = self.thinking_level

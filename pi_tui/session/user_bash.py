@@ -19,7 +19,7 @@ from pi_tui.agent.maybe_await import maybe_await
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import BashExecutionMessage
 from pi_tui.tools.output_pipeline import OutputPipeline
-from pi_tui.tools.shell_run import ShellStartError, resolve_shell, run_shell
+from pi_tui.tools.shell_run import BACKGROUND_STOPPED, ShellStartError, resolve_shell, run_shell
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 OUTPUT_INTERVAL_SECONDS = 0.1
@@ -84,9 +84,12 @@ async def execute_user_bash(
         pipeline.close()
     cancelled = outcome.aborted or outcome.timed_out
     truncated = snapshot.truncation.truncated
+    output = snapshot.content
+    if outcome.background_stopped:
+        output = f"{output}\n\n[{BACKGROUND_STOPPED}]" if output else f"[{BACKGROUND_STOPPED}]"
     return BashExecutionMessage(
         command=command,
-        output=snapshot.content,
+        output=output,
         exit_code=None if cancelled else (outcome.exit_code if outcome.exit_code is not None else 0),
         cancelled=cancelled,
         truncated=truncated,

@@ -16,7 +16,7 @@ from pi_tui.ai.js_json import js_number
 from pi_tui.ai.messages import TextContent
 from pi_tui.tools.output_pipeline import OutputPipeline
 from pi_tui.tools.params import ToolParams
-from pi_tui.tools.shell_run import ShellStartError, resolve_shell, run_shell
+from pi_tui.tools.shell_run import BACKGROUND_STOPPED, ShellStartError, resolve_shell, run_shell
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 UPDATE_INTERVAL_SECONDS = 0.1  # at most 10 streaming updates per second
@@ -101,6 +101,8 @@ class BashTool(AgentTool[BashParams]):
             text = _with_status(snapshot.text(""), status)
             return ToolResult.text(text, details=error_details, is_error=True)
         text = snapshot.text()
+        if outcome.background_stopped:
+            text = _with_status(text, f"{BACKGROUND_STOPPED}.")
         if outcome.exit_code not in (0, None):
             status = f"Command exited with code {outcome.exit_code}"
             return ToolResult.text(_with_status(text, status), details=error_details, is_error=True)

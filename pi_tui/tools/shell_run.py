@@ -1,9 +1,15 @@
 """Run one shell command into an OutputPipeline: process group, abort, timeout, daemons (pi §6.2).
 
 stdout and stderr share one pipe, so their chunks keep arrival order. The command runs in its own
-session (process group); abort and timeout send SIGKILL to the whole group. A background process
-that inherits the pipe and outlives the shell must not hang the caller: once the shell has exited,
-reading stops at end of file or as soon as the pipe has been quiet for `DRAIN_QUIET_SECONDS`.
+session (process group); abort and timeout send SIGKILL to the whole group, and so does pi-tui's death
+(`group_guard`). The command gets pi-tui's environment without the variables holding a configured key,
+and every known key it prints is cut out before the output is stored or shown (`key_filter`).
+
+A background process that inherits the pipe and outlives the shell must not hang the caller nor fill the
+disk: once the shell has exited, reading stops at end of file, or when the pipe has been quiet for
+`DRAIN_QUIET_SECONDS` (a daemon that holds the pipe but is silent is left running), or, at the latest,
+after `DRAIN_LIMIT_SECONDS` or `DRAIN_LIMIT_BYTES` more output; then whatever still writes is stopped
+with its process group and the outcome says so.
 """
 
 from __future__ import annotations
@@ -19,9 +25,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.config.key_secrets import command_secrets
+from pi_tui.tools.group_guard import group_guard
+from pi_tui.tools.key_filter import KeyFilter
 from pi_tui.tools.output_pipeline import OutputPipeline
 
 DRAIN_QUIET_SECONDS = 0.25
+DRAIN_LIMIT_SECONDS = 1.0
+DRAIN_LIMIT_BYTES = 4 << 20
+BACKGROUND_STOPPED = "Background processes still writing after the command exited were stopped"
 # A bigger pipe and bigger reads mean fewer wake-ups per megabyte of a flooding command.
 PIPE_SIZE = 1 << 20
 READ_SIZE = 1 << 20
@@ -33,11 +45,13 @@ class ShellStartError(Exception):
 
 @dataclass(frozen=True)
 class ShellOutcome:
-    """How the process ended. `exit_code` is None when it was killed by a signal (pi: success)."""
+    """How the process ended. `exit_code` is None when it was killed by a signal (pi: success).
+    `background_stopped`: processes still writing after the shell exited were killed."""
 
     exit_code: int | None
     aborted: bool
     timed_out: bool
+    background_stopped: bool = False
 
 
 def resolve_shell(shell_path: str | None = None) -> str:
@@ -66,6 +80,9 @@ class _PipeReader:
         self._loop = asyncio.get_running_loop()
         self.closed: asyncio.Future[None] = self._loop.create_future()
         self.received = 0
+        self.limit: int | None = None
+        """Stop reading (and set `over_limit`) once `received` reaches this."""
+        self.over_limit = False
         self.error: BaseException | None = None
         os.set_blocking(fd, False)
         self._loop.add_reader(fd, self._ready)
@@ -88,6 +105,10 @@ class _PipeReader:
         except Exception as error:  # a failing consumer must not leave the process blocked on a full pipe
             self.error = error
             self.close()
+            return
+        if self.limit is not None and self.received >= self.limit:
+            self.over_limit = True
+            self.close()
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -106,10 +127,9 @@ async def run_shell(
     signal: AbortSignal | None = None,
     timeout_seconds: float | None = None,
     shell: str | None = None,
-    env: dict[str, str] | None = None,
     on_data: Callable[[], None] | None = None,
 ) -> ShellOutcome:
-    """Run `command` with `<shell> -c`, feeding every chunk to `pipeline` as it arrives.
+    """Run `command` with `<shell> -c`, feeding every chunk (keys cut out) to `pipeline` as it arrives.
 
     Raises ShellStartError before starting anything if cwd or the shell is missing. Cancelling the
     calling task kills the process group. The pipeline is finished but not closed on return.
@@ -120,6 +140,8 @@ async def run_shell(
     if signal is not None and signal.aborted:
         pipeline.finish()
         return ShellOutcome(None, True, False)
+    environment, keys = await asyncio.to_thread(command_secrets)
+    keys_out = KeyFilter(keys)
 
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
@@ -134,7 +156,7 @@ async def run_shell(
             stdout=write_fd,
             stderr=write_fd,
             cwd=cwd,
-            env=env if env is not None else dict(os.environ),
+            env=environment,
             start_new_session=True,
         )
     except OSError as error:
@@ -142,14 +164,15 @@ async def run_shell(
         raise ShellStartError(str(error)) from error
     finally:
         os.close(write_fd)
+    group_guard.watch(process.pid)
 
     def feed(data: bytes) -> None:
-        pipeline.feed(data)
+        pipeline.feed(keys_out.feed(data))
         if on_data is not None:
             on_data()
 
     reader = _PipeReader(read_fd, feed)
-    state = {"aborted": False, "timed_out": False}
+    state = {"aborted": False, "timed_out": False, "background_stopped": False}
 
     def kill(reason: str) -> None:
         state[reason] = True
@@ -166,7 +189,10 @@ async def run_shell(
         if reader.error is not None:
             kill_group(process.pid)
         returncode = await exit_task
-        await _drain(reader)
+        if await _drain(reader):
+            kill("background_stopped")
+        elif reader.error is not None:  # the consumer failed while the rest was drained
+            kill_group(process.pid)
     except BaseException:
         kill_group(process.pid)
         raise
@@ -176,17 +202,29 @@ async def run_shell(
         if unregister is not None:
             unregister()
         reader.close()
+        group_guard.release(process.pid)
+    held = keys_out.finish()
+    if held and reader.error is None:
+        pipeline.feed(held)
     pipeline.finish()
     if reader.error is not None:
         raise reader.error
     exit_code = returncode if returncode >= 0 else None
-    return ShellOutcome(exit_code, state["aborted"], state["timed_out"])
+    return ShellOutcome(exit_code, state["aborted"], state["timed_out"], state["background_stopped"])
 
 
-async def _drain(reader: _PipeReader) -> None:
-    """After the shell exited: read until EOF, or stop once the pipe has gone quiet (a daemon holds it)."""
+async def _drain(reader: _PipeReader) -> bool:
+    """After the shell exited: read until EOF, or stop once the pipe has gone quiet (a daemon holds it).
+    True when something was still writing at the time or byte limit: the caller stops it."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DRAIN_LIMIT_SECONDS
+    reader.limit = reader.received + DRAIN_LIMIT_BYTES
     while not reader.closed.done():
         before = reader.received
-        await asyncio.wait({reader.closed}, timeout=DRAIN_QUIET_SECONDS)
-        if reader.received == before:
-            return
+        left = deadline - loop.time()
+        if left <= 0:
+            return True
+        await asyncio.wait({reader.closed}, timeout=min(DRAIN_QUIET_SECONDS, left))
+        if reader.received == before and not reader.closed.done():
+            return False
+    return reader.over_limit

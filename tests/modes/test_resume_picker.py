@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pi_tui.ai.messages import AssistantMessage, TextContent, UserMessage
+from pi_tui.config.api_key_option import API_KEY_VISIBLE_WARNING
 from pi_tui.config.paths import cwd_folder_name, pi_sessions_root
 from pi_tui.modes.resume_picker import NO_CHOICE, NO_SESSIONS, PickerError, parse_choice, pick_session
 from pi_tui.session.store import SessionStore
@@ -74,7 +75,10 @@ async def test_resume_by_number_from_piped_stdin(openai_server: OpenAIServer, tm
     code, out, err = await run_cli("-r", "-p", "go on", *endpoint(openai_server), cwd=tmp_path, stdin=b"2\n")
 
     assert (code, out) == (0, "continued\n"), err
-    assert "1) " in err and "newer chat" in err.splitlines()[0]
+    listing = [
+        line for line in err.splitlines() if line != API_KEY_VISIBLE_WARNING
+    ]  # `endpoint` uses --api-key
+    assert "1) " in err and "newer chat" in listing[0]
     sent = [text_of(message.get("content")) for message in openai_server.requests[-1].body["messages"][1:]]
     assert sent == ["older chat", "first", "go on"]
     assert len(session_files(tmp_path)) == 2
