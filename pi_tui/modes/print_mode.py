@@ -21,9 +21,11 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.models import resolve_model
 from pi_tui.modes.run_options import RunOptions
+from pi_tui.modes.user_messages import report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
 from pi_tui.session.events import AnyEvent
+from pi_tui.session.open_checks import folder_warnings
 from pi_tui.session.runtime import open_store
 from pi_tui.session.services import AgentSessionServices, SessionOpenError
 
@@ -124,6 +126,8 @@ async def run_print_mode(
     except SessionOpenError as error:
         stderr.write(f"pi-tui: {error}\n")
         return EXIT_ERROR
+    for warning in folder_warnings(store):
+        report(stderr, warning)
     services = AgentSessionServices.for_cwd(store.cwd)
     for problem in (*services.resources.settings_diagnostics, *services.resources.diagnostics):
         stderr.write(f"pi-tui: {problem}\n")

@@ -84,9 +84,12 @@ async def execute_user_bash(
         pipeline.close()
     cancelled = outcome.aborted or outcome.timed_out
     truncated = snapshot.truncation.truncated
+    output = snapshot.content
+    if truncated and snapshot.spill_failure is not None:
+        output = f"{output}\n\n[{snapshot.spill_failure}]"
     return BashExecutionMessage(
         command=command,
-        output=snapshot.content,
+        output=output,
         exit_code=None if cancelled else (outcome.exit_code if outcome.exit_code is not None else 0),
         cancelled=cancelled,
         truncated=truncated,

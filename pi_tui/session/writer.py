@@ -4,7 +4,8 @@ Durability policy: every append opens the file with O_APPEND, issues ONE `os.wri
 `\\n`-terminated lines, then `fdatasync`s (plain `fsync` where unavailable) before returning, so a line
 the caller was told about is on disk and a crash can tear at most the line being written. Writes go to
 a raw fd: there is no user-space buffer to flush. A new file is created with mode 0600 (never chmod'ed
-afterwards) inside a 0700 folder, and the folder is fsynced so the new name survives a crash too.
+afterwards); a folder it needs is made 0700, a folder that exists keeps its mode. The folder is fsynced
+so the new name survives a crash too.
 
 Torn tails: if the file's last byte is not `\\n` (an earlier writer died mid-line), the append starts
 with `\\n`. The fragment thereby becomes a complete, invalid line that every loader skips with a warning,
@@ -35,7 +36,7 @@ def encode_lines(lines: list[str]) -> bytes:
 
 
 def create_session_file(path: Path, lines: list[str]) -> None:
-    """Create `path` (which must not exist) holding `lines`, durably, in one write, in a 0700 folder."""
+    """Create `path` (which must not exist) holding `lines`, durably, in one write."""
     ensure_private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, SESSION_FILE_MODE)
     try:

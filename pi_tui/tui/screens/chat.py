@@ -25,6 +25,7 @@ from pi_tui.config.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.approval import ApprovalAnswer
+from pi_tui.session.open_checks import folder_warnings
 from pi_tui.session.path_view import path_items
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
 from pi_tui.session.usage_totals import usage_totals
@@ -144,6 +145,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
 
     async def _open_session(self) -> None:
         await self.query_one(ConversationView).show_transcript(self.session.agent.state.messages)
+        self._folder_warnings(self.session)
         self.call_after_refresh(self._first_frame_shown)
         self.refresh_footer()
         self.side_reset()
@@ -169,9 +171,15 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
             self._ledger = BranchLedger()
         self._context_tokens = None
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
+        self._folder_warnings(session)
         self.refresh_footer()
         self.side_reset()
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
+
+    def _folder_warnings(self, session: AgentSession) -> None:
+        """Said as a session opens: which of its folders others may write in."""
+        for warning in folder_warnings(session.store):
+            self.notify(warning, severity="warning", timeout=10, markup=False)
 
     async def _confirm_compaction(self, reason: str, tokens: int | None) -> bool:
         """Asked by the session before an automatic compaction when `compaction.confirm` is set."""
