@@ -182,7 +182,7 @@ def _final_output(session: AgentSession, options: RunOptions, stdout: TextIO, st
     if last is None:
         return 0
     if last.failed:
-        stderr.write(f"{last.error_message or f'Request {last.stop_reason}'}\n")
+        report(stderr, last.error_message or f"Request {last.stop_reason}")
         return EXIT_ERROR
     if options.output == "text":
         for block in last.content:

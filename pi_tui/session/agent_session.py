@@ -26,9 +26,7 @@ from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import (
     AssistantMessage,
     BashExecutionMessage,
-    CustomMessage,
     ThinkingLevel,
-    ToolResultMessage,
     UserMessage,
 )
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
@@ -53,6 +51,7 @@ from pi_tui.session.session_setup import (
     DEFAULT_THINKING_LEVEL,
     clamp_thinking,
     has_thinking_entry,
+    persist_message,
     record_model_and_thinking,
     session_date,
     session_tools,
@@ -247,16 +246,7 @@ class AgentSession(SessionControls):
         if self._model_unrecorded:
             self._model_unrecorded = False
             record_model_and_thinking(self.store, self.model, self.thinking_level)
-        if isinstance(message, CustomMessage):
-            await asyncio.to_thread(
-                self.store.append_custom_message,
-                message.custom_type,
-                message.content,
-                message.display,
-                message.details,
-            )
-        elif isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
-            await asyncio.to_thread(self.store.append_message, message)
+        await asyncio.to_thread(persist_message, self.store, message)
 
     # --- intents --------------------------------------------------------------------------------
 
@@ -285,6 +275,8 @@ class AgentSession(SessionControls):
     async def _after_run(self) -> None:
         """Retries and fallback first; then pi's compaction check, which may continue the run once."""
         while True:
+            if self.store.write_failure is not None:  # nothing more is sent that the file cannot take
+                return
             await self._recovery.run()
             if not await self._compaction.check(before_prompt=False):
                 return

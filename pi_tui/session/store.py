@@ -42,7 +42,7 @@ from pi_tui.session.ids import file_timestamp, iso_timestamp, new_entry_id, uuid
 from pi_tui.session.loader import has_session_header, read_session_file
 from pi_tui.session.migrations import backup_path, replace_file_atomically
 from pi_tui.session.tree import Labels, TreeNode, branch_path, build_tree
-from pi_tui.session.writer import append_lines, create_session_file
+from pi_tui.session.writer import SessionWriteError, append_lines, create_session_file
 
 _E = TypeVar("_E", bound=SessionEntry)
 
@@ -98,6 +98,8 @@ class SessionStore:
         self.read_only_reason = read_only_reason
         self.diagnostics: list[Diagnostic] = diagnostics or []
         self._cwd = cwd if cwd is not None else header.cwd
+        self.write_failure: SessionWriteError | None = None
+        """Why the last write failed, until a write succeeds (the entries it held are written then)."""
         # Appends come from worker threads, two at once when parallel summary calls each record their
         # request; unserialised, both wrote the pending lines and one entry landed in the file twice.
         self._append_lock = threading.RLock()
@@ -361,14 +363,19 @@ class SessionStore:
         if self._file_exists and self._written >= len(self._entries):
             return
         lines = [entry_line(entry) for entry in self._entries[self._written :]]
-        if self._file_exists:
-            append_lines(self._path, lines)
-        elif self._has_message or force:
-            create_session_file(self._path, [entry_line(self._header), *lines])
-            self._file_exists = True
-        else:
-            return
+        try:
+            if self._file_exists:
+                append_lines(self._path, lines)
+            elif self._has_message or force:
+                create_session_file(self._path, [entry_line(self._header), *lines])
+                self._file_exists = True
+            else:
+                return
+        except SessionWriteError as error:
+            self.write_failure = error
+            raise
         self._written = len(self._entries)
+        self.write_failure = None
 
     # --- copies ---------------------------------------------------------------------------------
 

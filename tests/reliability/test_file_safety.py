@@ -2,6 +2,8 @@
 
 pi-tui sets the mode only of folders it makes (0700); a folder that exists keeps its mode, with one
 warning when others may write in it. A spill folder that is a symbolic link is never written through.
+A write that fails halfway (a full disk, here a file size limit) leaves the session file as it was and
+is reported on one `pi-tui: ` line.
 """
 
 from __future__ import annotations
@@ -121,3 +123,39 @@ async def test_a_linked_spill_folder_is_not_written_through(
     ]
     assert result.content[0].text.startswith("182\n") and result.content[0].text.endswith(f"{note}]")
     assert note in json.dumps(openai_server.requests[1].body)
+
+
+async def test_a_full_disk_leaves_the_session_file_whole_and_says_so(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    model = configure_model(openai_server)
+    project = project_with_mode(tmp_path, 0o755)
+    session = existing_session(project)
+    before = session.read_bytes()
+
+    run = await run_pi_tui(
+        "-p", "--session", str(session), "next", *model, cwd=project, file_size_limit=len(before) + 60
+    )
+
+    assert (run.code, run.out) == (1, "")
+    assert run.err == (
+        f"pi-tui: cannot write session file {session}: File too large; the file was left as it was\n"
+    )
+    assert session.read_bytes() == before  # the 60 bytes that fitted were cut off again
+    assert openai_server.requests == []  # a turn the file cannot take is not sent
+
+
+async def test_a_subcommand_that_cannot_write_reports_one_line(tmp_path: Path) -> None:
+    project = project_with_mode(tmp_path, 0o755)
+    session = existing_session(project)
+    before = session.read_bytes()
+
+    run = await run_pi_tui(
+        "tree", str(session), "--label", "u1", "start", cwd=project, file_size_limit=len(before) + 10
+    )
+
+    assert (run.code, run.out) == (1, "")
+    assert run.err == (
+        f"pi-tui: cannot write session file {session}: File too large; the file was left as it was\n"
+    )
+    assert session.read_bytes() == before
