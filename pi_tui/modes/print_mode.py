@@ -25,7 +25,7 @@ from pi_tui.modes.user_messages import report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
 from pi_tui.session.events import AnyEvent
-from pi_tui.session.open_checks import folder_warnings
+from pi_tui.session.open_checks import continue_refusal, folder_warnings
 from pi_tui.session.runtime import open_store
 from pi_tui.session.services import AgentSessionServices, SessionOpenError
 
@@ -125,6 +125,10 @@ async def run_print_mode(
         store = open_store(options.session, cwd, cwd_override=options.cwd_override)
     except SessionOpenError as error:
         stderr.write(f"pi-tui: {error}\n")
+        return EXIT_ERROR
+    refusal = continue_refusal(store)
+    if refusal is not None:
+        report(stderr, refusal)
         return EXIT_ERROR
     for warning in folder_warnings(store):
         report(stderr, warning)

@@ -43,6 +43,7 @@ from pi_tui.session.events import (
     SessionTreeEvent,
 )
 from pi_tui.session.failure_recovery import FailureRecovery
+from pi_tui.session.open_checks import continue_refusal
 from pi_tui.session.queued_texts import QueuedTexts
 from pi_tui.session.request_recorder import RequestRecorder
 from pi_tui.session.served_window_check import learn_served_window
@@ -58,7 +59,7 @@ from pi_tui.session.session_setup import (
     user_bash_options,
 )
 from pi_tui.session.stats import SessionStats, last_assistant_message, last_assistant_text, session_stats
-from pi_tui.session.store import SessionStore
+from pi_tui.session.store import SessionReadOnlyError, SessionStore
 from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
 from pi_tui.session.user_bash_runner import UserBashRunner
 from pi_tui.tools.registry import select_tools
@@ -260,6 +261,8 @@ class AgentSession(SessionControls):
             raise SessionBusyError("Agent is already processing. Use steer() or follow_up() to queue.")
         if self.model is None:
             raise SessionBusyError("No model configured: pass --model or add one to models.json")
+        if (refusal := continue_refusal(self.store)) is not None:
+            raise SessionReadOnlyError(refusal)
         expanded = self.resources.expand_input(text)
         await self._learn_served_window()
         await self._bash.flush()

@@ -1,5 +1,5 @@
-"""What to tell the user as a session opens for chat: whether others may write in the folders its files
-go to. The headless modes print it, the TUI shows it."""
+"""What to tell the user as a session opens for chat: whether turns can be added to it at all, and whether
+others may write in the folders its files go to. The headless modes print these, the TUI shows them."""
 
 from __future__ import annotations
 
@@ -11,6 +11,20 @@ from pi_tui.session.store import SessionStore
 
 _warned: set[Path] = set()
 """Folders already warned about in this process: a warning per folder, not one per session opened."""
+
+
+def continue_refusal(store: SessionStore) -> str | None:
+    """Why no turn can be added to `store`, as one line; None when it can.
+
+    Asked before anything is sent: a reply the file cannot take would be shown and then lost."""
+    reason = store.read_only_reason
+    if reason is None:
+        return None
+    where = store.path if store.path is not None else "this session"
+    return (
+        f"cannot continue session {where} ({reason}): nothing was sent; pi-tui only adds to session "
+        "files it fully understands, start a new session instead"
+    )
 
 
 def folder_warnings(store: SessionStore) -> list[str]:

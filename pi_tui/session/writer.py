@@ -20,6 +20,7 @@ covers a file another program touched since we loaded it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from pathlib import Path
 
@@ -27,6 +28,8 @@ from pi_tui.config.paths import SESSION_FILE_MODE, ensure_private_dir
 from pi_tui.session.migrations import fsync_dir
 
 _sync = getattr(os, "fdatasync", os.fsync)
+_BLANK_FILE_LIMIT = 1 << 16
+"""A file this long is never taken for a blank one (no reading a huge file to find out)."""
 
 
 class SessionWriteError(OSError):
@@ -59,25 +62,44 @@ def encode_lines(lines: list[str]) -> bytes:
     return "".join(f"{line}\n" for line in lines).encode("utf-8")
 
 
-def create_session_file(path: Path, lines: list[str]) -> None:
+def create_session_file(path: Path, lines: list[str], *, into_blank: bool = False) -> None:
     """Create `path` (which must not exist) holding `lines`, durably, in one write.
 
-    Raises `SessionWriteError`, with no file left behind."""
+    With `into_blank`, a file holding only whitespace (`--session` naming an empty file) is taken
+    instead: the lines follow what it holds. Raises `SessionWriteError` with the file unchanged."""
     try:
         ensure_private_dir(path.parent)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_CREAT | os.O_EXCL
-        fd = os.open(path, flags, SESSION_FILE_MODE)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, SESSION_FILE_MODE)
+            created = True
+        except FileExistsError:
+            if not into_blank:
+                raise
+            fd, created = _open_blank(path), False
     except OSError as error:
         raise _failed(path, error) from error
     try:
-        _write_all(fd, encode_lines(lines), 0)
+        start = os.fstat(fd).st_size
+        _write_all(fd, (b"\n" if start else b"") + encode_lines(lines), start)
     except OSError as error:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+        if created:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
         raise _failed(path, error) from error
     finally:
         os.close(fd)
     fsync_dir(path.parent)
+
+
+def _open_blank(path: Path) -> int:
+    """`path` opened for appending, if it holds nothing but whitespace; FileExistsError otherwise."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+    size = os.fstat(fd).st_size
+    if size > _BLANK_FILE_LIMIT or os.pread(fd, size, 0).strip():
+        os.close(fd)
+        raise FileExistsError(errno.EEXIST, "it is no longer empty", str(path))
+    return fd
 
 
 def append_lines(path: Path, lines: list[str]) -> None:

@@ -1,10 +1,11 @@
 """A write that fails halfway (a full disk) leaves the session file as it was, says why, and loses
-nothing the next successful write can still add."""
+nothing the next successful write can still add; an empty `--session` file becomes a session."""
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -95,3 +96,29 @@ def test_a_full_disk_while_creating_leaves_no_file(tmp_path: Path, monkeypatch: 
     assert not store.path.exists() and not store.is_persisted
     store.append_message(_reply("then"))
     assert texts(store.path) == ["first", "then"]
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", "  \t"], ids=["empty", "blank-lines", "spaces"])
+def test_an_empty_file_becomes_a_session_written_into_it(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "mine.jsonl"
+    path.write_text(content)
+    path.chmod(0o640)
+    store = SessionStore.open(path, cwd=str(tmp_path))
+    assert store.writable and store.diagnostics == [] and store.path == path
+
+    store.append_message(_ask("hello"))
+
+    assert texts(path) == ["hello"]
+    assert SessionStore.open(path).header.id == store.session_id
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640  # the user's file keeps the mode they gave it
+
+
+def test_an_empty_file_filled_meanwhile_is_not_written_over(tmp_path: Path) -> None:
+    path = tmp_path / "mine.jsonl"
+    path.write_text("")
+    store = SessionStore.open(path, cwd=str(tmp_path))
+    path.write_text("someone else's text\n")
+
+    with pytest.raises(SessionWriteError, match="it is no longer empty"):
+        store.append_message(_ask("hello"))
+    assert path.read_text() == "someone else's text\n"
