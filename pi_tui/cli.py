@@ -156,12 +156,18 @@ def _headless(options: RunOptions, *, read_stdin: bool = True) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """pi-tui's command line. A reader that stops early (`pi-tui context S | head -1`) ends the output
-    quietly: no traceback, exit status 0."""
+    quietly: no traceback, exit status 0. An operating-system error no mode reported itself is one
+    `pi-tui: ` line and exit status 1."""
     try:
         return _main(argv)
     except BrokenPipeError:
         _silence_stdout()
         return 0
+    except OSError as error:  # a full disk, a folder without permission: one line, never a traceback
+        from pi_tui.modes.user_messages import os_error_text, report
+
+        report(sys.stderr, os_error_text(error))
+        return 1
 
 
 def _silence_stdout() -> None:

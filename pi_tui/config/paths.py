@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 HOME_ENV = "PI_TUI_HOME"
@@ -57,14 +58,40 @@ def project_config_dir(cwd: str | os.PathLike[str]) -> Path:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create `path` and make it readable by its owner only (0700, whatever the umask). Parents it has to
-    create are 0700 too (a sessions root lists every project's path); parents that exist keep their mode."""
+    """Create `path` and the parents it needs, each 0700 whatever the umask (a sessions root lists every
+    project's path). Folders that already exist keep their mode: pi-tui did not make them, so they are not
+    its to change (`--session ./x.jsonl` must not close the project folder to its group)."""
     missing = []
     folder = path
-    while not folder.exists() and folder != folder.parent:
+    while not os.path.lexists(folder) and folder != folder.parent:
         missing.append(folder)
         folder = folder.parent
-    path.mkdir(parents=True, exist_ok=True, mode=SESSION_DIR_MODE)
-    for created in (path, *missing):
-        os.chmod(created, SESSION_DIR_MODE)
+    for created in reversed(missing):
+        make_private_dir(created)
     return path
+
+
+def make_private_dir(path: Path, *, dir_fd: int | None = None) -> None:
+    """Make one folder 0700 whatever the umask; whatever already has that name is left as it is.
+
+    The mode is set through a descriptor opened without following links, so a link swapped in after
+    the `mkdir` is never chmodded."""
+    try:
+        os.mkdir(path, SESSION_DIR_MODE, dir_fd=dir_fd)
+    except FileExistsError:
+        return
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        os.fchmod(fd, SESSION_DIR_MODE)
+    finally:
+        os.close(fd)
+
+
+def shared_write_mode(folder: Path) -> int | None:
+    """The mode of an existing `folder` its group or everyone may create, replace or delete files in;
+    None for any other folder (or none at all)."""
+    try:
+        mode = stat.S_IMODE(folder.stat().st_mode)
+    except OSError:
+        return None
+    return mode if mode & (stat.S_IWGRP | stat.S_IWOTH) else None

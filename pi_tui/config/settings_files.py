@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from pi_tui.config.json_locations import locate, value_offsets
-from pi_tui.config.paths import project_config_dir, settings_path
+from pi_tui.config.paths import ensure_private_dir, project_config_dir, settings_path
 from pi_tui.config.settings import Settings
 
 SETTINGS_FILE_NAME = "settings.json"
@@ -140,7 +140,7 @@ def _update_document(document: dict[str, Any], changes: Mapping[str, Any]) -> di
 
 def write_json_atomically(path: Path, document: Mapping[str, Any]) -> None:
     """Write `document` as pretty JSON (2-space indent, like pi) via a temporary file and `os.replace`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(path.parent)
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

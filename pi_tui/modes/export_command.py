@@ -16,6 +16,7 @@ from pi_tui.config.settings_files import load_settings
 from pi_tui.export.exporter import ExportError, default_output, export_session
 from pi_tui.export.full_output import DEFAULT_MAX_INLINE_BYTES
 from pi_tui.export.html_export import HtmlOptions
+from pi_tui.modes.session_command_support import fail
 from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session.store import SessionStore
 
@@ -67,8 +68,7 @@ def run_export_command(argv: list[str]) -> int:
     try:
         result = export_session(store, out, html_options)
     except ExportError as error:
-        sys.stderr.write(f"pi-tui export: {error}\n")
-        return 1
+        return fail(str(error))
     if options.json:
         json.dump(result.to_json_obj(), sys.stdout)
         sys.stdout.write("\n")

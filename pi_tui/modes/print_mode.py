@@ -21,9 +21,11 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.models import resolve_model
 from pi_tui.modes.run_options import RunOptions
+from pi_tui.modes.user_messages import report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
 from pi_tui.session.events import AnyEvent
+from pi_tui.session.open_checks import continue_refusal, folder_warnings
 from pi_tui.session.runtime import open_store
 from pi_tui.session.services import AgentSessionServices, SessionOpenError
 
@@ -124,6 +126,12 @@ async def run_print_mode(
     except SessionOpenError as error:
         stderr.write(f"pi-tui: {error}\n")
         return EXIT_ERROR
+    refusal = continue_refusal(store)
+    if refusal is not None:
+        report(stderr, refusal)
+        return EXIT_ERROR
+    for warning in folder_warnings(store):
+        report(stderr, warning)
     services = AgentSessionServices.for_cwd(store.cwd)
     for problem in (*services.resources.settings_diagnostics, *services.resources.diagnostics):
         stderr.write(f"pi-tui: {problem}\n")
@@ -178,7 +186,7 @@ def _final_output(session: AgentSession, options: RunOptions, stdout: TextIO, st
     if last is None:
         return 0
     if last.failed:
-        stderr.write(f"{last.error_message or f'Request {last.stop_reason}'}\n")
+        report(stderr, last.error_message or f"Request {last.stop_reason}")
         return EXIT_ERROR
     if options.output == "text":
         for block in last.content:

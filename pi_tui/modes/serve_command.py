@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from pi_tui.modes.user_messages import report
+
 if TYPE_CHECKING:  # aiohttp and textual-serve load only when serving: `pi-tui --version` stays instant
     from collections.abc import Awaitable, Callable
 
@@ -217,7 +219,7 @@ async def _serve_until_stopped(app_args: Sequence[str], port: int, out: TextIO) 
     try:
         running = await start_server(app_args, port=port)
     except OSError as error:
-        sys.stderr.write(f"pi-tui serve: cannot listen on {LOOPBACK_HOST}:{port}: {error.strerror}\n")
+        report(sys.stderr, f"cannot listen on {LOOPBACK_HOST}:{port}: {error.strerror}")
         return 1
     out.write(
         f"pi-tui in your browser: {running.url}\n"

@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from pi_tui.config.paths import sessions_root
+from pi_tui.modes.user_messages import report
 from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session.store import SessionStore
 
 
 def fail(message: str) -> int:
     """Say why on stderr; exit status 1."""
-    sys.stderr.write(f"pi-tui: {message}\n")
+    report(sys.stderr, message)
     return 1
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pi_tui.config.paths import pi_sessions_root, sessions_root
+from pi_tui.modes.session_command_support import fail
+from pi_tui.modes.user_messages import os_error_text
 from pi_tui.session.listing import SessionSummary, list_sources
 from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session.session_files import delete_session_file, rename_session_file
@@ -103,8 +105,8 @@ def _rename(arg: str, name: str, root: Path) -> int:
     try:
         named = rename_session_file(path, name)
     except (ValueError, SessionError, OSError) as error:
-        sys.stderr.write(f"pi-tui sessions: cannot rename {path}: {error}\n")
-        return 1
+        reason = os_error_text(error) if isinstance(error, OSError) else str(error)
+        return fail(f"cannot rename {path}: {reason}")
     sys.stdout.write(f"Named {path} {named!r}\n")
     return 0
 
@@ -124,7 +126,6 @@ def _delete(arg: str, root: Path, *, assume_yes: bool) -> int:
     try:
         deletion = delete_session_file(path)
     except OSError as error:
-        sys.stderr.write(f"pi-tui sessions: {error}\n")
-        return 1
+        return fail(os_error_text(error))
     sys.stdout.write(f"{deletion.describe()}: {path}\n")
     return 0

@@ -26,9 +26,7 @@ from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import (
     AssistantMessage,
     BashExecutionMessage,
-    CustomMessage,
     ThinkingLevel,
-    ToolResultMessage,
     UserMessage,
 )
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
@@ -46,6 +44,7 @@ from pi_tui.session.events import (
     SessionTreeEvent,
 )
 from pi_tui.session.failure_recovery import FailureRecovery
+from pi_tui.session.open_checks import continue_refusal
 from pi_tui.session.queued_texts import QueuedTexts
 from pi_tui.session.request_recorder import RequestRecorder
 from pi_tui.session.served_window_check import learn_served_window
@@ -54,13 +53,14 @@ from pi_tui.session.session_setup import (
     DEFAULT_THINKING_LEVEL,
     clamp_thinking,
     has_thinking_entry,
+    persist_message,
     record_model_and_thinking,
     session_date,
     session_tools,
     user_bash_options,
 )
 from pi_tui.session.stats import SessionStats, last_assistant_message, last_assistant_text, session_stats
-from pi_tui.session.store import SessionStore
+from pi_tui.session.store import SessionReadOnlyError, SessionStore
 from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
 from pi_tui.session.user_bash_runner import UserBashRunner
 from pi_tui.tools.registry import select_tools
@@ -249,16 +249,7 @@ class AgentSession(SessionControls):
         if self._model_unrecorded:
             self._model_unrecorded = False
             record_model_and_thinking(self.store, self.model, self.thinking_level)
-        if isinstance(message, CustomMessage):
-            await asyncio.to_thread(
-                self.store.append_custom_message,
-                message.custom_type,
-                message.content,
-                message.display,
-                message.details,
-            )
-        elif isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
-            await asyncio.to_thread(self.store.append_message, message)
+        await asyncio.to_thread(persist_message, self.store, message)
 
     # --- intents --------------------------------------------------------------------------------
 
@@ -272,6 +263,8 @@ class AgentSession(SessionControls):
             raise SessionBusyError("Agent is already processing. Use steer() or follow_up() to queue.")
         if self.model is None:
             raise SessionBusyError("No model configured: pass --model or add one to models.json")
+        if (refusal := continue_refusal(self.store)) is not None:
+            raise SessionReadOnlyError(refusal)
         expanded = self.resources.expand_input(text)
         await self._learn_served_window()
         await self._bash.flush()
@@ -287,6 +280,8 @@ class AgentSession(SessionControls):
     async def _after_run(self) -> None:
         """Retries and fallback first; then pi's compaction check, which may continue the run once."""
         while True:
+            if self.store.write_failure is not None:  # nothing more is sent that the file cannot take
+                return
             await self._recovery.run()
             if not await self._compaction.check(before_prompt=False):
                 return

@@ -30,6 +30,9 @@ from pi_tui.session.entries import (
 )
 from pi_tui.session.migrations import header_version, migrate_objects
 
+EMPTY_FILE = "empty file"
+"""The read-only reason of a file holding nothing but whitespace (a store starts a new session in it)."""
+
 
 @dataclass
 class LoadedSession:
@@ -103,7 +106,7 @@ def load_session_text(path: Path, text: str, *, decode_note: str | None = None) 
             result.skipped_lines += 1
             diagnostics.append(Diagnostic(path, number, "line is JSON but not an object, skipped"))
     if not text.strip():
-        result.read_only_reason = "empty file"
+        result.read_only_reason = EMPTY_FILE
         diagnostics.append(Diagnostic(path, None, "empty session file; opened read-only"))
         return result
     first = objects[0][1] if objects else None
@@ -320,7 +323,8 @@ def read_session_file(path: Path) -> LoadedSession:
 
 
 def _unreadable(path: Path, error: OSError) -> LoadedSession:
-    loaded = LoadedSession(path=path, header=None, entries=[], read_only_reason="unreadable")
+    reason = f"unreadable: {error.strerror or error}"
+    loaded = LoadedSession(path=path, header=None, entries=[], read_only_reason=reason)
     message = f"cannot read session file: {error.strerror or error}"
     loaded.diagnostics.append(Diagnostic(path, None, message))
     return loaded

@@ -85,8 +85,9 @@ def backup_path(path: Path, version: int) -> Path:
     return path.with_name(f"{path.name}.v{version}{BACKUP_SUFFIX}")
 
 
-def replace_file_atomically(path: Path, text: str, *, keep_backup_as: Path | None = None) -> None:
-    """Write `text` to a new 0600 file beside `path`, fsync it, and rename it over `path`.
+def replace_file_atomically(path: Path, text: str | bytes, *, keep_backup_as: Path | None = None) -> None:
+    """Write `text` to a new 0600 file beside `path`, fsync it, and rename it over `path` (a link there
+    is replaced, never written through).
 
     Readers see the old file or the new one, never a mix. With `keep_backup_as`, the original is first
     hard-linked there (copied where links are unsupported), so a migration never loses the only copy of
@@ -95,7 +96,7 @@ def replace_file_atomically(path: Path, text: str, *, keep_backup_as: Path | Non
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, SESSION_FILE_MODE)
     try:
-        data = text.encode("utf-8", errors="surrogatepass")
+        data = text if isinstance(text, bytes) else text.encode("utf-8", errors="surrogatepass")
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,6 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.models import load_registry
 from pi_tui.config.paths import (
-    SESSION_FILE_MODE,
     ensure_private_dir,
     pi_sessions_root,
     session_dir_for_cwd,
@@ -38,6 +36,7 @@ from pi_tui.session.agent_session import AgentSession, SessionConfig, SessionLis
 from pi_tui.session.entries import CURRENT_SESSION_VERSION, MessageEntry, SessionHeader
 from pi_tui.session.forking import session_file_name
 from pi_tui.session.ids import iso_timestamp, uuid7
+from pi_tui.session.migrations import replace_file_atomically
 from pi_tui.session.services import AgentSessionServices, SessionChoice, SessionOpenError, open_session_store
 from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session.store import SessionError, SessionStore
@@ -327,6 +326,5 @@ def _copy_into(path: Path, folder: Path) -> Path:
     target = folder / source.name
     if source.resolve() != target.resolve():
         ensure_private_dir(folder)
-        shutil.copyfile(source, target)
-        target.chmod(SESSION_FILE_MODE)
+        replace_file_atomically(target, source.read_bytes())
     return target

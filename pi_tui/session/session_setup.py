@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from pi_tui.agent.tool import AgentTool
-from pi_tui.ai.messages import THINKING_LEVELS, ThinkingLevel
+from pi_tui.ai.messages import (
+    THINKING_LEVELS,
+    AgentMessage,
+    AssistantMessage,
+    CustomMessage,
+    ThinkingLevel,
+    ToolResultMessage,
+    UserMessage,
+)
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.resources import Resources
 from pi_tui.session.ids import iso_to_ms
@@ -94,3 +102,12 @@ def record_model_and_thinking(
         store.append_model_change(model.provider, model.id)
     if not has_thinking_entry(store):
         store.append_thinking_level_change(thinking)
+
+
+def persist_message(store: SessionStore, message: AgentMessage) -> None:
+    """Write a message the agent finished: a custom message as its own entry kind, a user message, a reply
+    or a tool result as a message entry. Raises `SessionWriteError` (the file unchanged) when it fails."""
+    if isinstance(message, CustomMessage):
+        store.append_custom_message(message.custom_type, message.content, message.display, message.details)
+    elif isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
+        store.append_message(message)

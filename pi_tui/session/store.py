@@ -6,8 +6,9 @@ than pi's: no file exists until the session holds a message (pi waits for the as
 user's at once, so a crash before the first reply cannot lose the prompt, R14.1); then header and all
 entries are written at once, and afterwards each append adds exactly its own line (see `writer.py` for
 the durability policy). A session that only recorded its model and thinking level leaves no file.
-A file that could not be fully understood (no header, empty, newer format) is read-only: appending
-raises `SessionReadOnlyError`, and `create_branched_session` is the way to continue from it.
+A file that could not be fully understood (no header, newer format) is read-only: appending raises
+`SessionReadOnlyError`, and `create_branched_session` is the way to continue from it. An empty file (or
+one of whitespace only) is a new session that will be written into it.
 """
 
 from __future__ import annotations
@@ -39,10 +40,10 @@ from pi_tui.session.entries import (
 )
 from pi_tui.session.forking import branched_entries, export_lines, session_file_name
 from pi_tui.session.ids import file_timestamp, iso_timestamp, new_entry_id, uuid7
-from pi_tui.session.loader import has_session_header, read_session_file
+from pi_tui.session.loader import EMPTY_FILE, has_session_header, read_session_file
 from pi_tui.session.migrations import backup_path, replace_file_atomically
 from pi_tui.session.tree import Labels, TreeNode, branch_path, build_tree
-from pi_tui.session.writer import append_lines, create_session_file
+from pi_tui.session.writer import SessionWriteError, append_lines, create_session_file
 
 _E = TypeVar("_E", bound=SessionEntry)
 
@@ -84,6 +85,7 @@ class SessionStore:
         read_only_reason: str | None = None,
         diagnostics: list[Diagnostic] | None = None,
         cwd: str | None = None,
+        into_blank_file: bool = False,
     ) -> None:
         self._header = header
         self._entries = entries
@@ -98,6 +100,9 @@ class SessionStore:
         self.read_only_reason = read_only_reason
         self.diagnostics: list[Diagnostic] = diagnostics or []
         self._cwd = cwd if cwd is not None else header.cwd
+        self._into_blank_file = into_blank_file
+        self.write_failure: SessionWriteError | None = None
+        """Why the last write failed, until a write succeeds (the entries it held are written then)."""
         # Appends come from worker threads, two at once when parallel summary calls each record their
         # request; unserialised, both wrote the pending lines and one entry landed in the file twice.
         self._append_lock = threading.RLock()
@@ -127,6 +132,9 @@ class SessionStore:
             header = _new_header(cwd if cwd is not None else os.getcwd())
             return cls(header, [], path=path, persist=True)
         loaded = read_session_file(path)
+        if loaded.read_only_reason == EMPTY_FILE:
+            header = _new_header(cwd if cwd is not None else os.getcwd())
+            return cls(header, [], path=path, persist=True, into_blank_file=True)
         reason = loaded.read_only_reason
         header = loaded.header or _new_header(cwd if cwd is not None else "")
         if loaded.migrated and reason is None:
@@ -361,14 +369,20 @@ class SessionStore:
         if self._file_exists and self._written >= len(self._entries):
             return
         lines = [entry_line(entry) for entry in self._entries[self._written :]]
-        if self._file_exists:
-            append_lines(self._path, lines)
-        elif self._has_message or force:
-            create_session_file(self._path, [entry_line(self._header), *lines])
-            self._file_exists = True
-        else:
-            return
+        try:
+            if self._file_exists:
+                append_lines(self._path, lines)
+            elif self._has_message or force:
+                header = entry_line(self._header)
+                create_session_file(self._path, [header, *lines], into_blank=self._into_blank_file)
+                self._file_exists = True
+            else:
+                return
+        except SessionWriteError as error:
+            self.write_failure = error
+            raise
         self._written = len(self._entries)
+        self.write_failure = None
 
     # --- copies ---------------------------------------------------------------------------------
 

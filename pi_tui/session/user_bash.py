@@ -85,6 +85,8 @@ async def execute_user_bash(
     cancelled = outcome.aborted or outcome.timed_out
     truncated = snapshot.truncation.truncated
     output = snapshot.content
+    if truncated and snapshot.spill_failure is not None:
+        output = f"{output}\n\n[{snapshot.spill_failure}]"
     if outcome.background_stopped:
         output = f"{output}\n\n[{BACKGROUND_STOPPED}]" if output else f"[{BACKGROUND_STOPPED}]"
     return BashExecutionMessage(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pi_tui.tools.spill_file import SpillFile
+from pi_tui.tools.spill_file import SpillFile, spill_failure_text
 from pi_tui.tools.stream_sanitizer import CONTROL_BYTES, StreamSanitizer
 from pi_tui.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -50,6 +50,8 @@ class OutputSnapshot:
     truncation: TruncationResult
     full_output_path: str | None
     last_line_bytes: int
+    spill_failure: str | None = None
+    """Why no spill file could be made (the full output is not kept), when that happened."""
 
     def details(self) -> dict[str, Any] | None:
         """pi's bash `details`: `{truncation, fullOutputPath}` when truncated, else None."""
@@ -64,6 +66,8 @@ class OutputSnapshot:
         """Preview + pi's truncation notice (§6.2); `empty` when there is no output at all."""
         text = self.content or empty
         notice = truncation_notice(self.truncation, self.full_output_path, self.last_line_bytes)
+        if notice and self.full_output_path is None and self.spill_failure is not None:
+            notice = f"{notice.rsplit(' Full output: ', 1)[0]} {self.spill_failure}]"
         return f"{text}\n\n{notice}" if notice else text
 
 
@@ -122,6 +126,7 @@ class OutputPipeline:
         self._deferred_size = 0
         self._dropped = False
         self._spill: SpillFile | None = None
+        self._spill_failure: str | None = None
         self._tail = ""
         self._tail_bytes = 0
         self._tail_at_line_start = True
@@ -154,7 +159,7 @@ class OutputPipeline:
         self.raw_bytes += len(data)
         if self._spill is not None:
             self._spill.write(data)
-        else:
+        elif self._spill_failure is None:
             self._pending_raw.append(data)
         newlines = data.count(b"\n")
         if newlines:
@@ -170,7 +175,7 @@ class OutputPipeline:
         while len(self._deferred) > 1 and self._deferred_size - len(self._deferred[0]) >= keep:
             self._deferred_size -= len(self._deferred.popleft())
             self._dropped = True
-        if self._spill is None and self._over_budget():
+        if self._spill is None and self._spill_failure is None and self._over_budget():
             self._open_spill()
 
     def finish(self) -> None:
@@ -185,7 +190,7 @@ class OutputPipeline:
         self._append(end.rewind, end.text)
         self._finished = True
         self.ended = time.monotonic()
-        if self._spill is None and self._over_budget():
+        if self._spill is None and self._spill_failure is None and self._over_budget():
             self._open_spill()
 
     def close(self) -> None:
@@ -214,9 +219,11 @@ class OutputPipeline:
             total_lines=self.lines,
             total_bytes=self.raw_bytes,
         )
-        if truncated and persist_if_truncated and self._spill is None:
+        if truncated and persist_if_truncated and self._spill is None and self._spill_failure is None:
             self._open_spill()
-        return OutputSnapshot(truncation.content, truncation, self.spill_path, self._line_bytes)
+        return OutputSnapshot(
+            truncation.content, truncation, self.spill_path, self._line_bytes, self._spill_failure
+        )
 
     def progress(self) -> dict[str, Any]:
         """Counters for streaming updates."""
@@ -230,7 +237,14 @@ class OutputPipeline:
         return self.raw_bytes > self.max_bytes or self.lines > self.max_lines
 
     def _open_spill(self) -> None:
-        self._spill = SpillFile(self._spill_dir, self._spill_prefix)
+        """A spill file that cannot be made (a full disk, a link in its folder) costs the full output, not
+        the command: the preview goes on and the notice says why the rest was not kept."""
+        try:
+            self._spill = SpillFile(self._spill_dir, self._spill_prefix)
+        except OSError as error:
+            self._spill_failure = spill_failure_text(error)
+            self._pending_raw = []
+            return
         for chunk in self._pending_raw:
             self._spill.write(chunk)
         self._pending_raw = []

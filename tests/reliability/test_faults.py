@@ -408,9 +408,9 @@ def headless_cases() -> list[tuple[str, list[str], list[Reply], dict[str, Any]]]
 
 
 FAILING = {
-    "401": f"401 {faults.UNAUTHORIZED_TEXT}",
-    "404": f"404 {faults.NOT_FOUND_TEXT}",
-    "malformed json": "Malformed stream data from provider: ",
+    "401": f"pi-tui: 401 {faults.UNAUTHORIZED_TEXT}",
+    "404": f"pi-tui: 404 {faults.NOT_FOUND_TEXT}",
+    "malformed json": "pi-tui: Malformed stream data from provider: ",
 }
 NO_FAILED_REPLY = {"malformed", "usage-only", "empty-choices", "duplicate-index"}
 

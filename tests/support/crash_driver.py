@@ -73,8 +73,8 @@ def _install_acks() -> None:
     """Wrap the store's two write calls: an ack is printed only once the lines are on disk."""
     create, append = store_module.create_session_file, store_module.append_lines
 
-    def acked_create(path: Path, lines: list[str]) -> None:
-        create(path, lines)
+    def acked_create(path: Path, lines: list[str], *, into_blank: bool = False) -> None:
+        create(path, lines, into_blank=into_blank)
         _announce(lines)
 
     def acked_append(path: Path, lines: list[str]) -> None:

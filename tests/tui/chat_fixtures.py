@@ -18,8 +18,13 @@ MODEL = ModelConfig(id="scripted-model", provider="scripted", context_window=32_
 
 
 def make_chat_app(
-    tmp_path: Path, replies: list[ScriptedReply], *, settings: Settings | None = None
+    tmp_path: Path,
+    replies: list[ScriptedReply],
+    *,
+    settings: Settings | None = None,
+    store: SessionStore | None = None,
 ) -> tuple[PiTuiApp, AgentSession, ScriptedProvider]:
+    """The chat on `store` (default: a new session of `tmp_path/project`)."""
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     provider = ScriptedProvider(replies)
@@ -30,7 +35,7 @@ def make_chat_app(
         return AgentSessionServices(cwd=cwd, resources=resources)
 
     runtime = AgentSessionRuntime(
-        SessionStore.create(str(project), tmp_path / "sessions"),
+        store or SessionStore.create(str(project), tmp_path / "sessions"),
         RuntimeOptions(
             model=MODEL,
             api_key="unused",

@@ -25,8 +25,10 @@ from pi_tui.config.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.approval import ApprovalAnswer
+from pi_tui.session.open_checks import continue_refusal, folder_warnings
 from pi_tui.session.path_view import path_items
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
+from pi_tui.session.store import SessionReadOnlyError
 from pi_tui.session.usage_totals import usage_totals
 from pi_tui.tui.bridge import FRAME_SECONDS, EventBridge, SessionEvents
 from pi_tui.tui.command_provider import SlashCommandProvider
@@ -144,6 +146,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
 
     async def _open_session(self) -> None:
         await self.query_one(ConversationView).show_transcript(self.session.agent.state.messages)
+        await self._session_notices(self.session)
         self.call_after_refresh(self._first_frame_shown)
         self.refresh_footer()
         self.side_reset()
@@ -169,9 +172,19 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
             self._ledger = BranchLedger()
         self._context_tokens = None
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
+        await self._session_notices(session)
         self.refresh_footer()
         self.side_reset()
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
+
+    async def _session_notices(self, session: AgentSession) -> None:
+        """Said as a session opens: that it cannot be continued (before a prompt is lost to it), and
+        which of its folders others may write in."""
+        refusal = continue_refusal(session.store)
+        if refusal is not None:
+            await self.query_one(ConversationView).mount(NoticeBlock(refusal, kind="warning"))
+        for warning in folder_warnings(session.store):
+            self.notify(warning, severity="warning", timeout=10, markup=False)
 
     async def _confirm_compaction(self, reason: str, tokens: int | None) -> bool:
         """Asked by the session before an automatic compaction when `compaction.confirm` is set."""
@@ -322,10 +335,12 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
 
     @work(group="turn", exit_on_error=False)
     async def _run_prompts(self, texts: list[str]) -> None:
-        for text in texts:
+        for index, text in enumerate(texts):
             try:
                 await self.session.prompt(text)
             except Exception as error:  # a refused prompt is shown, never a crash
+                if isinstance(error, SessionReadOnlyError):  # nothing was sent: the texts stay the user's
+                    self.query_one(PromptArea).put_back(texts[index:])
                 await self.show_error(str(error))
                 break
             finally:
