@@ -65,14 +65,26 @@ class RestoreCost:
     def above_threshold(self) -> bool:
         return self.context_tokens > self.threshold
 
+    def to_json_obj(self) -> dict[str, int | bool]:
+        return {
+            "messagesBack": self.messages_back,
+            "contextTokens": self.context_tokens,
+            "window": self.window,
+            "threshold": self.threshold,
+            "aboveThreshold": self.above_threshold,
+        }
+
     def describe(self) -> str:
-        share = f" ({round(100 * self.context_tokens / self.window)}% of the window)" if self.window else ""
+        size = f"about {self.context_tokens:,}"
+        if self.window:
+            share = round(100 * self.context_tokens / self.window)
+            size += f" of {self.window:,} tokens ({share}% of the window)"
+        else:
+            size += " tokens"
         plural = "s" if self.messages_back != 1 else ""
-        text = (
-            f"Brings back the {self.messages_back} message{plural} the summary replaced: the context becomes "
-            f"about {self.context_tokens:,} of {self.window:,} tokens{share}."
-        )
-        if self.above_threshold:
+        text = f"Brings back the {self.messages_back} message{plural} the summary replaced: "
+        text += f"the context becomes {size}."
+        if self.window and self.above_threshold:
             text += (
                 f" That is above the compaction threshold ({self.threshold:,}): automatic compaction pauses "
                 "until you have sent a message and the next request would overflow the window."
