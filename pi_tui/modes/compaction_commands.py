@@ -41,6 +41,7 @@ from pi_tui.session.compaction_timeline import (
 )
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.next_request import live_context_for
+from pi_tui.session.restore_hold import restore_cost
 from pi_tui.session.store import SessionStore
 
 INTERRUPTED_EXIT = 130
@@ -212,11 +213,17 @@ def run_restore_command(argv: list[str]) -> int:
     store = open_session(options.session, options.session_dir, writes=True)
     if isinstance(store, str):
         return fail(store)
+    settings = load_settings(store.cwd).settings
+    ref = _model_ref(argparse.Namespace(model=None), settings, store)
+    model = resolve_model(ref, None, None).model if ref is not None else None
+    cost = restore_cost(store, options.compaction_id, model, settings.compaction)
     outcome = restore_before(store, options.compaction_id)
     if outcome.error is not None:
         return fail(outcome.error)
     if options.json:
-        print_json(outcome.to_json_obj())
+        print_json({**outcome.to_json_obj(), "cost": cost.to_json_obj() if cost is not None else None})
     else:
         sys.stdout.write(f"{outcome.leaf_id}\n")
+        if cost is not None:  # the leaf id alone on stdout, for scripts
+            sys.stderr.write(f"pi-tui: restored. {cost.describe()}\n")
     return 0

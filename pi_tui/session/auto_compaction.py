@@ -41,6 +41,7 @@ from pi_tui.session.events import (
     CompactionStartEvent,
     SessionTreeEvent,
 )
+from pi_tui.session.restore_hold import restore_hold
 from pi_tui.session.store import SessionStore
 
 CONTINUE_DELAY_S = 0.1
@@ -180,6 +181,7 @@ class AutoCompaction:
             latest_compaction_ms=latest_compaction_ms(session.store),
             skip_aborted=not before_prompt,
             overflow_attempted=self._overflow_attempted,
+            hold=hold.state if (hold := restore_hold(session.store)) is not None else None,
         )
         if trigger.kind == "overflow_failed":
             await session.emit(CompactionEndEvent("overflow", error_message=OVERFLOW_RECOVERY_FAILED))

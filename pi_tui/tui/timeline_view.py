@@ -8,7 +8,7 @@ plus a `kind` per line; the widgets turn kinds into CSS classes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, TypeAlias
 
@@ -26,6 +26,7 @@ from pi_tui.session.compaction_timeline import (
     list_compactions,
 )
 from pi_tui.session.entries import CompactionEntry
+from pi_tui.session.restore_hold import restore_hold
 from pi_tui.session.store import SessionStore
 
 ON_BRANCH_MARKER = "●"
@@ -182,6 +183,8 @@ class NextCompaction:
     rows: tuple[PreviewRow, ...] = ()
     more_rows: int = 0
     unavailable: str | None = None
+    paused: str | None = None
+    """Why automatic compaction will not run at the threshold (after a restore), in words."""
 
 
 def _rows(kind: PreviewRowKind, items: list[PreviewItem]) -> list[PreviewRow]:
@@ -209,9 +212,18 @@ def next_compaction(preview: CompactionPreview | str) -> NextCompaction:
     )
 
 
+PAUSED_AFTER_RESTORE = (
+    "Automatic compaction is paused since the restore: it runs again once you have sent a message and the "
+    "next request would overflow the window (/compact still works)."
+)
+
+
 def preview_for(store: SessionStore, settings: CompactionSettings) -> NextCompaction:
     """The next compaction's preview (no model call)."""
-    return next_compaction(preview_for_store(store, settings))
+    preview = next_compaction(preview_for_store(store, settings))
+    if restore_hold(store) is not None:
+        preview = replace(preview, paused=PAUSED_AFTER_RESTORE)
+    return preview
 
 
 def summary_markdown(summary: str) -> str:

@@ -91,6 +91,9 @@ def test_restore_prints_the_new_leaf_and_persists_it(tmp_path: Path, pi_fixtures
     result = run("restore", str(path), "25ab72d3", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     leaf = result.stdout.strip()
+    # What it brought back goes to stderr (stdout is the leaf id alone, for scripts).
+    assert result.stderr.startswith("pi-tui: restored. Brings back the ")
+    assert "the context becomes about " in result.stderr
     store = SessionStore.open(path)
     marker = store.get_entry(leaf)
     assert store.leaf_id == leaf and isinstance(marker, CustomEntry)

@@ -13,13 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from pi_tui.ai.messages import AgentMessage, AssistantMessage
+from pi_tui.ai.messages import AgentMessage, AssistantMessage, UserMessage
 from pi_tui.ai.overflow import is_context_overflow
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
-from pi_tui.context.compaction.token_estimate import estimate_context_tokens, should_compact, usage_tokens
+from pi_tui.context.compaction.token_estimate import (
+    estimate_context_tokens,
+    estimate_tokens,
+    should_compact,
+    usage_tokens,
+)
 
-TriggerKind: TypeAlias = Literal["none", "overflow", "overflow_failed", "threshold"]
+TriggerKind: TypeAlias = Literal["none", "overflow", "overflow_failed", "threshold", "held"]
+"""`held`: over the threshold, but a restore paused automatic compaction (`RestoreHoldState`)."""
 
 OVERFLOW_RECOVERY_FAILED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "
@@ -37,6 +43,29 @@ class CompactionTrigger:
 
 
 NO_TRIGGER = CompactionTrigger("none")
+GROWTH_TURNS = 5
+
+
+@dataclass(frozen=True)
+class RestoreHoldState:
+    """A restore paused automatic compaction; `user_spoke`: a user message was sent since."""
+
+    user_spoke: bool
+
+
+def typical_turn_tokens(messages: Sequence[AgentMessage]) -> int:
+    """The median size (chars/4) of the last few turns: what the next turn is likely to add."""
+    sizes: list[int] = []
+    for message in messages:
+        if isinstance(message, UserMessage) or not sizes:
+            sizes.append(0)
+        sizes[-1] += estimate_tokens(message)
+    recent = sorted(sizes[-GROWTH_TURNS:])
+    return recent[len(recent) // 2] if recent else 0
+
+
+def next_request_overflows(tokens: int, messages: Sequence[AgentMessage], window: int) -> bool:
+    return tokens + typical_turn_tokens(messages) > window
 
 
 def auto_compaction_error(kind: Literal["overflow", "threshold"], message: str) -> str:
@@ -54,12 +83,14 @@ def check_compaction(
     latest_compaction_ms: int | None,
     skip_aborted: bool = True,
     overflow_attempted: bool = False,
+    hold: RestoreHoldState | None = None,
 ) -> CompactionTrigger:
     """Decide for `reply` (the last assistant message) given the agent's `messages`.
 
     `latest_compaction_ms`: timestamp of the latest compaction entry on the branch; a reply from
     before it is stale and triggers nothing. `overflow_attempted`: an overflow recovery already ran
-    since the last user message or successful reply.
+    since the last user message or successful reply. `hold`: a restore paused threshold compaction
+    until the user has spoken and the next request would overflow the window.
     """
     if not settings.enabled or (skip_aborted and reply.stop_reason == "aborted"):
         return NO_TRIGGER
@@ -81,5 +112,7 @@ def check_compaction(
     else:
         tokens = usage_tokens(reply.usage)
     if should_compact(tokens, window, settings):
+        if hold is not None and not (hold.user_spoke and next_request_overflows(tokens, messages, window)):
+            return CompactionTrigger("held", tokens)
         return CompactionTrigger("threshold", tokens)
     return CompactionTrigger("none", tokens)

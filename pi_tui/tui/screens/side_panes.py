@@ -28,8 +28,10 @@ from pi_tui.session.compaction_pins import pin_text, unpin
 from pi_tui.session.entries import MessageEntry
 from pi_tui.session.events import AnyEvent
 from pi_tui.session.inspector import InspectorCache, build_inspector_data
+from pi_tui.session.restore_hold import restore_cost
 from pi_tui.session.store import SessionStore
 from pi_tui.tui.inspector_view import ledger_zones, segment_texts
+from pi_tui.tui.screens.dialogs import ChoiceDialog
 from pi_tui.tui.timeline_view import detail_for, preview_for, timeline_rows
 from pi_tui.tui.tool_calls import ToolCallLog
 from pi_tui.tui.widgets.compaction_detail import CompactionDetail
@@ -51,6 +53,9 @@ TOOL_LOG_EVENTS = (ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecut
 FIRST_PAINT_WAIT_SECONDS = 2.0
 """How long workers that build secondary data (panes, footer figures) hold back for the conversation's
 first frame before they go ahead anyway."""
+
+
+RESTORE_CHOICE = "restore"
 
 
 class SidePanes(Screen[None]):
@@ -181,8 +186,31 @@ class SidePanes(Screen[None]):
         deliver(self, lambda: self.query_one(CompactionTimeline).show_detail(detail))
 
     @on(CompactionTimeline.RestoreRequested)
-    async def _restore(self, event: CompactionTimeline.RestoreRequested) -> None:
-        outcome = await self.session.restore_compaction(event.compaction_id)
+    def _restore(self, event: CompactionTimeline.RestoreRequested) -> None:
+        """Say what the restore brings back and what it does to automatic compaction, then ask."""
+        compaction_id = event.compaction_id
+        session = self.session
+        cost = restore_cost(
+            session.store, compaction_id, session.model, session.resources.settings.compaction
+        )
+        if cost is None:
+            self.notify(f"{compaction_id} is not a compaction entry", severity="error")
+            return
+
+        def chosen(answer: str | None) -> None:
+            if answer == RESTORE_CHOICE:
+                self.run_worker(self._restore_work(compaction_id), group="command", exit_on_error=False)
+
+        dialog = ChoiceDialog(
+            "Restore before this compaction?",
+            [(RESTORE_CHOICE, "Restore: continue from before it, on a new branch"), ("cancel", "Cancel")],
+            hint=cost.describe(),
+            filterable=False,
+        )
+        self.app.push_screen(dialog, callback=chosen)
+
+    async def _restore_work(self, compaction_id: str) -> None:
+        outcome = await self.session.restore_compaction(compaction_id)
         if outcome.error:
             await self.show_error(outcome.error)
         else:

@@ -78,6 +78,7 @@ class CompactionDetail(Vertical):
     CompactionDetail .audit-entry.-missing Static { color: $error; text-style: bold; }
     CompactionDetail .audit-entry.-pinned Static { color: $warning; }
     CompactionDetail .preview-fact { padding: 0 1; }
+    CompactionDetail .preview-paused { padding: 0 1 1 1; color: $warning; }
     CompactionDetail .preview-row { text-wrap: nowrap; padding: 0 1; }
     CompactionDetail .preview-summarised, CompactionDetail .preview-prefix { color: $text-muted; }
     CompactionDetail .preview-kept { color: $text; }
@@ -169,6 +170,8 @@ class CompactionDetail(Vertical):
     def show_preview(self, preview: NextCompaction) -> None:
         """Render the next compaction's preview (also refreshed alone, on request)."""
         widgets: list[Widget] = []
+        if preview.paused is not None:
+            widgets.append(Static(preview.paused, classes="preview-paused", markup=False))
         if preview.unavailable is not None:
             widgets.append(
                 Static(f"No compaction possible: {preview.unavailable}", classes="muted", markup=False)
