@@ -36,7 +36,7 @@ MESSAGE_CACHE_SIZE = 8192
 COUNT_PIECE_CHARS = 1 << 18
 """Longer texts are counted piece by piece: tiktoken returns a list of every token (a Python int
 each) and keeps working copies of its own, so a 20 MB line of one letter counted whole peaked at
-1 GB (200 MB lines at 1.7 to 9.6 GB); pieces keep that to a few MB."""
+1.08 GB (200 MB lines at 1.8 to 9.6 GB); pieces keep that to a few MB."""
 CUT_SEARCH_CHARS = 1 << 14
 """How far past `COUNT_PIECE_CHARS` an exact cut is looked for before cutting anyway."""
 HARD_CUT_TOLERANCE = 2

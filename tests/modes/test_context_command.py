@@ -176,3 +176,31 @@ def test_one_huge_line_is_counted_in_bounded_pieces(
     data = run_json(capsys, str(path))
     assert max(spy.lengths) <= bound
     assert data["contextTokens"] > tokens.count(huge)
+
+
+def test_settings_out_of_bounds_are_reported_and_the_reserve_held_to_half_the_window(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    write_one_big_result(path, "a short result", cwd=str(tmp_path))
+    settings = tmp_path / ".pi-tui" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"compaction": {"reserveTokens": 100000}, "tools": {"maxBytes": 0}}')
+
+    assert run_context_command([str(path), "--json"]) == 0
+    printed = capsys.readouterr()
+
+    data = json.loads(printed.out)
+    assert (data["geometry"]["reserveTokens"], data["geometry"]["threshold"]) == (64_000, 64_000)
+    note = (
+        "compaction.reserveTokens 100,000 is more than half of the window (128,000 tokens):"
+        " 64,000 is reserved"
+    )
+    assert note in data["notes"]
+    assert printed.err.splitlines() == [
+        f"pi-tui: {settings}:1:65: tools.maxBytes: 0 is below the smallest value allowed, 1: 1 is used"
+    ]
+    assert run_context_command([str(path)]) == 0
+    report = capsys.readouterr().out
+    assert f"Note: {note}\n" in report
+    assert "threshold 64,000 (window − reserve 64,000" in report
