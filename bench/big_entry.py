@@ -10,8 +10,9 @@ of `getrusage(RUSAGE_CHILDREN)` (which keeps the largest child so far, hiding ev
   letter     one letter repeated: a single pre-token for the tokenizer, the worst case
 
 Usage: python bench/big_entry.py [--mb 200] [--kinds words nospace letter]
-Target (issue 17): below 500 MB for a 200 MB entry (a 200 MB letter run reached 9.6 GB, words 1.7 GB,
-nospace 3.1 GB before counting went by bounded pieces and the count cache hashed texts in slices).
+Target (issue 17): below 500 MB for a 200 MB entry (454 MB for each kind; a 200 MB letter run reached
+9.6 GB, words 1.80 GB, nospace 3.20 GB before counting went by bounded pieces and the count cache hashed
+texts in slices).
 """
 
 from __future__ import annotations
