@@ -14,6 +14,8 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+import regex
+
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.messages import (
@@ -33,7 +35,21 @@ IMAGE_TOKENS = 1200
 MESSAGE_CACHE_SIZE = 8192
 COUNT_PIECE_CHARS = 1 << 18
 """Longer texts are counted piece by piece: tiktoken returns a list of every token (a Python int
-each), which for a 10 MB paste peaks at ~145 MB; pieces keep that to a few MB."""
+each) and keeps working copies of its own, so a 20 MB line of one letter counted whole peaked at
+1.08 GB (200 MB lines at 1.8 to 9.6 GB); pieces keep that to a few MB."""
+CUT_SEARCH_CHARS = 1 << 14
+"""How far past `COUNT_PIECE_CHARS` an exact cut is looked for before cutting anyway."""
+HARD_CUT_TOLERANCE = 2
+"""A hard cut makes the count differ from the whole text's by at most this many tokens (tested on
+runs of letters, digits, punctuation, whitespace, CJK and emoji; 1 was the most seen)."""
+HASH_SLICE_CHARS = 1 << 20
+"""Message texts are hashed for the count cache a slice at a time, never as one serialised copy."""
+# Points where cl100k's pre-tokeniser always ends a token, so counting the text on either side
+# apart gives the whole text's count: after a newline before a non-space (the whitespace run then
+# ends in that newline whether or not the text goes on), before a space or tab after a non-space,
+# after a letter before a non-letter, after a digit before a non-digit (no token spans any of them).
+# `regex` (which tiktoken installs) has the same Unicode classes and `\s` as the tokeniser's pattern.
+_EXACT_CUT = regex.compile(r"(?<=\n)(?=\S)|(?<=\S)(?=[ \t])|(?<=\p{L})(?=\P{L})|(?<=\p{N})(?=\P{N})")
 
 _load_lock = threading.Lock()
 _encoding: Any = None
@@ -68,15 +84,16 @@ def count(text: str) -> int:
 
 
 def _piece_end(text: str, start: int) -> int:
-    """Cut after a newline followed by a non-space: tiktoken never joins tokens across that point, so
-    the pieces' counts add up to the whole text's. Without such a point the text stays whole."""
+    """Where the piece from `start` ends: the first exact cut at or after `COUNT_PIECE_CHARS`, else a
+    hard cut `CUT_SEARCH_CHARS` further (a run of one kind of character that long, such as a line of
+    one letter repeated, has no exact cut; its pieces' counts may differ from the whole's by a few
+    tokens per hard cut, see `HARD_CUT_TOLERANCE`)."""
     end = start + COUNT_PIECE_CHARS
     if end >= len(text):
         return len(text)
-    newline = text.find("\n", end)
-    while newline >= 0 and newline + 1 < len(text) and text[newline + 1].isspace():
-        newline = text.find("\n", newline + 1)
-    return len(text) if newline < 0 or newline + 1 >= len(text) else newline + 1
+    limit = min(end + CUT_SEARCH_CHARS, len(text))
+    found = _EXACT_CUT.search(text, end, limit)
+    return found.start() if found is not None else limit
 
 
 def _message_parts(message: UserMessage | AssistantMessage | ToolResultMessage) -> tuple[list[str], int]:
@@ -98,7 +115,27 @@ def _message_parts(message: UserMessage | AssistantMessage | ToolResultMessage) 
 
 
 def _content_key(message: AgentMessage) -> str:
-    return hashlib.sha1(js_dumps(message.to_json_obj()).encode("utf-8", "surrogatepass")).hexdigest()
+    """A digest of the message's JSON value, fed to the hash a slice at a time: serialising a 200 MB
+    tool result to hash it made two more copies of it (the JSON text and its UTF-8 bytes)."""
+    digest = hashlib.sha1()
+    pending: list[Any] = [message.to_json_obj()]
+    while pending:
+        value = pending.pop()
+        # Each value is tagged with its kind and size, so no two different values feed the same bytes.
+        if isinstance(value, str):
+            digest.update(b"s%d:" % len(value))
+            for start in range(0, len(value), HASH_SLICE_CHARS):
+                digest.update(value[start : start + HASH_SLICE_CHARS].encode("utf-8", "surrogatepass"))
+        elif isinstance(value, dict):
+            digest.update(b"{%d" % len(value))
+            for key, item in reversed(value.items()):
+                pending += [item, key]
+        elif isinstance(value, list):
+            digest.update(b"[%d" % len(value))
+            pending += reversed(value)
+        else:
+            digest.update(b"%s%r;" % (type(value).__name__.encode(), value))
+    return digest.hexdigest()
 
 
 def count_message(message: AgentMessage) -> int:

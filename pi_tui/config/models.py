@@ -22,6 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from pi_tui.config.bounds import clamp_integers
 from pi_tui.config.compat import CompatOverrides
 from pi_tui.config.json_locations import locate, value_offsets
 from pi_tui.config.model_config import (
@@ -42,6 +43,9 @@ OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 NO_MODEL_MESSAGE = "no model configured: pass --model or add one to models.json"
+MAX_MODEL_TOKENS = 10_000_000
+"""The largest `contextWindow` and `maxTokens` taken (the largest windows served today are 10M); a
+larger one is clamped to it with a warning, as out-of-range settings are (README)."""
 
 
 def mask_key(key: str | None) -> str:
@@ -76,8 +80,9 @@ class ModelEntry(_Entry):
     id: str = Field(min_length=1)
     name: str | None = None
     api: str | None = None
-    context_window: int | None = Field(default=None, gt=0)
-    max_tokens: int | None = Field(default=None, gt=0)
+    # Strict: "12", 1e5 or true where a token count belongs is reported, not read as a number.
+    context_window: int | None = Field(default=None, gt=0, le=MAX_MODEL_TOKENS, strict=True)
+    max_tokens: int | None = Field(default=None, gt=0, le=MAX_MODEL_TOKENS, strict=True)
     reasoning: bool = False
     input: list[InputKind] | None = None
     cost: Prices | None = None
@@ -132,13 +137,19 @@ def provider_key_env(provider: str) -> str:
     return re.sub(r"[^A-Z0-9]", "_", provider.upper()) + "_API_KEY"
 
 
-def _error_at(path: Path, text: str, loc: tuple[str | int, ...], message: str) -> ModelsDiagnostic:
+def _error_at(
+    path: Path,
+    text: str,
+    loc: tuple[str | int, ...],
+    message: str,
+    severity: Literal["error", "warning"] = "error",
+) -> ModelsDiagnostic:
     try:
         line, column = locate(text, value_offsets(text), loc)
     except (ValueError, IndexError, RecursionError):
         line, column = 1, 1
     dotted = ".".join(str(part) for part in loc) or "root"
-    return ModelsDiagnostic("error", f"{dotted}: {message}", path, line, column)
+    return ModelsDiagnostic(severity, f"{dotted}: {message}", path, line, column)
 
 
 def parse_models_file(path: Path) -> tuple[ModelsFile | None, list[ModelsDiagnostic]]:
@@ -156,10 +167,13 @@ def parse_models_file(path: Path) -> tuple[ModelsFile | None, list[ModelsDiagnos
         return None, [ModelsDiagnostic("error", message, path, error.lineno, error.colno)]
     except (ValueError, RecursionError) as error:  # an integer of 4300+ digits, nesting too deep
         return None, [ModelsDiagnostic("error", f"invalid JSON: {error}", path)]
+    effective, clamped = clamp_integers(raw, ModelsFile)
     try:
-        return ModelsFile.model_validate(raw), []
+        parsed = ModelsFile.model_validate(effective)
     except ValidationError as error:
         return None, [_error_at(path, text, tuple(issue["loc"]), issue["msg"]) for issue in error.errors()]
+    warnings = [_error_at(path, text, change.path, change.message, "warning") for change in clamped]
+    return parsed, sorted(warnings, key=lambda warning: (warning.line or 0, warning.column or 0))
 
 
 def _supported(api: str | None) -> Api | None:

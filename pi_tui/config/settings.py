@@ -21,6 +21,18 @@ DEFAULT_MAX_DELAY_MS = 60000
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 51200
 
+# Bounds of the integer settings (README lists them): a value beyond one is clamped to it with a
+# diagnostic (`bounds.clamp_integers`). Token counts stop at the largest windows served today.
+MAX_TOKEN_SETTING = 2_000_000
+MAX_RETRIES = 100
+MAX_BASE_DELAY_MS = 600_000
+MAX_DELAY_MS = 3_600_000
+MAX_TIMEOUT_MS = 3_600_000
+MAX_TOOL_LINES = 100_000
+MAX_TOOL_BYTES = 1 << 20
+"""A tool result of 1 MiB is about 250,000 tokens, more than most windows hold; 100000000000 here
+kept a bash run's whole 100 MB output and sent it: 5.2 GB peak, a 100 MB request."""
+
 QueueMode = Literal["one-at-a-time", "all"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 DoubleEscapeAction = Literal["fork", "tree"]
@@ -39,8 +51,9 @@ class _Section(BaseModel):
 class CompactionSettings(_Section):
     enabled: bool = True
     """False disables automatic compaction only; `/compact` still works."""
-    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, ge=0)
-    keep_recent_tokens: int = Field(default=DEFAULT_KEEP_RECENT_TOKENS, ge=0)
+    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, ge=0, le=MAX_TOKEN_SETTING)
+    """Kept free for the reply; where the budget is computed, at most half the model's window."""
+    keep_recent_tokens: int = Field(default=DEFAULT_KEEP_RECENT_TOKENS, ge=0, le=MAX_TOKEN_SETTING)
     confirm: bool = False
     """Ask before an automatic compaction (beyond pi, R10.6)."""
     strategy: CompactionStrategySetting = "auto"
@@ -50,26 +63,26 @@ class CompactionSettings(_Section):
 class ProviderRetrySettings(_Section):
     """pi's `retry.provider`: how the HTTP client itself behaves."""
 
-    timeout_ms: int | None = Field(default=None, gt=0)
+    timeout_ms: int | None = Field(default=None, gt=0, le=MAX_TIMEOUT_MS)
     """Longest wait for the server (connect, or the next bytes of a stream) before the request fails as
     timed out, which is retryable; unset means the SDK's 10 minutes."""
 
 
 class RetrySettings(_Section):
     enabled: bool = True
-    max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0)
-    base_delay_ms: int = Field(default=DEFAULT_BASE_DELAY_MS, ge=0)
-    max_delay_ms: int = Field(default=DEFAULT_MAX_DELAY_MS, ge=0)
+    max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0, le=MAX_RETRIES)
+    base_delay_ms: int = Field(default=DEFAULT_BASE_DELAY_MS, ge=0, le=MAX_BASE_DELAY_MS)
+    max_delay_ms: int = Field(default=DEFAULT_MAX_DELAY_MS, ge=0, le=MAX_DELAY_MS)
     provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)
 
 
 class ToolsSettings(_Section):
-    max_lines: int = Field(default=DEFAULT_MAX_LINES, gt=0)
-    max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0)
+    max_lines: int = Field(default=DEFAULT_MAX_LINES, gt=0, le=MAX_TOOL_LINES)
+    max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=MAX_TOOL_BYTES)
 
 
 class BranchSummarySettings(_Section):
-    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, ge=0)
+    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, ge=0, le=MAX_TOKEN_SETTING)
     skip_prompt: bool = False
 
 

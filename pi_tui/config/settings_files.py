@@ -3,8 +3,10 @@
 The global file (`paths.settings_path()`) and the project file (`<cwd>/.pi-tui/settings.json`) are each
 parsed and validated on their own. A file that is not valid JSON, or whose values have the wrong types,
 contributes nothing (its defaults are used) and yields `SettingsDiagnostic`s naming the path, line and
-column; it is never written to. The two raw documents are then merged as pi does: project keys win, and a
-key holding an object in both files is merged one level deep (`{...global.x, ...project.x}`).
+column; it is never written to. An integer outside its bounds is replaced by the nearest bound, with a
+diagnostic, and the rest of the file is used (`bounds.clamp_integers`); the file keeps what it says.
+The two documents are then merged as pi does: project keys win, and a key holding an object in both
+files is merged one level deep (`{...global.x, ...project.x}`).
 
 Saving writes only the global file, atomically (temporary file + `os.replace`), on top of what is on disk,
 so unknown keys survive; it refuses when the file on disk does not parse.
@@ -22,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from pi_tui.config.bounds import Clamped, clamp_integers
 from pi_tui.config.json_locations import locate, value_offsets
 from pi_tui.config.paths import ensure_private_dir, project_config_dir, settings_path
 from pi_tui.config.settings import Settings
@@ -33,13 +36,15 @@ Scope = Literal["global", "project"]
 
 @dataclass(frozen=True)
 class SettingsDiagnostic:
-    """Why a settings file was ignored (or not saved). `line`/`column` are 1-based; `key` is dotted."""
+    """Why a settings file was ignored (or not saved), or, when `clamped`, which value was replaced by
+    its bound (the rest of the file is used). `line`/`column` are 1-based; `key` is dotted."""
 
     path: Path
     message: str
     line: int | None = None
     column: int | None = None
     key: str | None = None
+    clamped: bool = False
 
     def __str__(self) -> str:
         where = str(self.path) + (f":{self.line}:{self.column}" if self.line is not None else "")
@@ -49,28 +54,35 @@ class SettingsDiagnostic:
 
 @dataclass
 class SettingsFile:
-    """One file as read: its raw document (empty when missing or broken) and what was wrong with it."""
+    """One file as read: its raw document (empty when missing or broken), the document that takes effect
+    (out-of-range integers clamped) and what was wrong with it."""
 
     path: Path
     scope: Scope
     exists: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
+    effective: dict[str, Any] = field(default_factory=dict)
     diagnostics: list[SettingsDiagnostic] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.diagnostics
+        """True when the file is used (a clamped value is reported but does not discard the file)."""
+        return all(diagnostic.clamped for diagnostic in self.diagnostics)
 
 
 def project_settings_path(cwd: str | os.PathLike[str]) -> Path:
     return project_config_dir(cwd) / SETTINGS_FILE_NAME
 
 
-def _type_errors(path: Path, text: str, error: ValidationError) -> list[SettingsDiagnostic]:
+def _offsets(text: str) -> dict[tuple[str | int, ...], int]:
     try:
-        offsets = value_offsets(text)
+        return value_offsets(text)
     except (ValueError, IndexError, RecursionError):
-        offsets = {}
+        return {}
+
+
+def _type_errors(path: Path, text: str, error: ValidationError) -> list[SettingsDiagnostic]:
+    offsets = _offsets(text)
     diagnostics = []
     for issue in error.errors():
         loc = tuple(issue["loc"])
@@ -78,6 +90,16 @@ def _type_errors(path: Path, text: str, error: ValidationError) -> list[Settings
         key = ".".join(str(part) for part in loc) or None
         diagnostics.append(SettingsDiagnostic(path, issue["msg"], line, column, key))
     return diagnostics
+
+
+def _clamp_notes(path: Path, text: str, clamped: list[Clamped]) -> list[SettingsDiagnostic]:
+    """One diagnostic per clamped value, in the file's order."""
+    offsets = _offsets(text) if clamped else {}
+    placed = [(locate(text, offsets, change.path) if offsets else (1, 1), change) for change in clamped]
+    return [
+        SettingsDiagnostic(path, change.message, line, column, change.key, clamped=True)
+        for (line, column), change in sorted(placed, key=lambda pair: pair[0])
+    ]
 
 
 def read_settings_file(path: Path, scope: Scope) -> SettingsFile:
@@ -105,12 +127,14 @@ def read_settings_file(path: Path, scope: Scope) -> SettingsFile:
     if not isinstance(raw, dict):
         result.diagnostics.append(SettingsDiagnostic(path, "settings must be a JSON object", 1, 1))
         return result
+    effective, clamped = clamp_integers(raw, Settings)
     try:
-        Settings.model_validate(raw)
+        Settings.model_validate(effective)
     except ValidationError as error:
         result.diagnostics.extend(_type_errors(path, text, error))
         return result
-    result.raw = raw
+    result.raw, result.effective = raw, effective
+    result.diagnostics.extend(_clamp_notes(path, text, clamped))
     return result
 
 
@@ -162,12 +186,12 @@ def save_global_settings(changes: Mapping[str, Any], path: Path | None = None) -
     """
     target = path or settings_path()
     current = read_settings_file(target, "global")
-    if current.diagnostics:
+    if not current.ok:
         refusal = SettingsDiagnostic(target, "not saved: the settings file on disk is invalid; fix it first")
         return [*current.diagnostics, refusal]
     document = _update_document(current.raw, changes)
     try:
-        Settings.model_validate(document)
+        Settings.model_validate(clamp_integers(document, Settings)[0])
     except ValidationError as error:
         text = json.dumps(document, indent=2)
         return _type_errors(target, text, error)
@@ -197,7 +221,7 @@ def load_settings(cwd: str | os.PathLike[str], global_path: Path | None = None) 
         read_settings_file(global_path or settings_path(), "global"),
         read_settings_file(project_settings_path(cwd), "project"),
     ]
-    merged = merge_settings(files[0].raw, files[1].raw)
+    merged = merge_settings(files[0].effective, files[1].effective)
     try:
         settings = Settings.model_validate(merged)
     except ValidationError:

@@ -239,11 +239,15 @@ def run_context_command(argv: list[str]) -> int:
     notes = [note] if note else []
     if options.request:
         return show_next_request(store, model, options.prompt, as_json=options.json)
-    settings = load_settings(store.cwd).settings
+    loaded = load_settings(store.cwd)
+    for problem in loaded.diagnostics:
+        sys.stderr.write(f"pi-tui: {problem}\n")
     cache = InspectorCache()
     data = build_inspector_data(
-        store, settings, model, leaf_id=options.leaf, record_limit=max(0, options.records), cache=cache
+        store, loaded.settings, model, leaf_id=options.leaf, record_limit=max(0, options.records), cache=cache
     )
+    if data.geometry.reserve_note is not None:
+        notes.append(data.geometry.reserve_note)
     if options.json:
         json.dump(inspector_json(data, notes), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")

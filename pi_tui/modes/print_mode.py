@@ -19,6 +19,7 @@ from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.messages import TextContent
 from pi_tui.ai.stream import StreamFunction
 from pi_tui.ai.warm_up import warm_up_openai
+from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.modes.user_messages import report
@@ -135,6 +136,9 @@ async def run_print_mode(
     services = AgentSessionServices.for_cwd(store.cwd)
     for problem in (*services.resources.settings_diagnostics, *services.resources.diagnostics):
         stderr.write(f"pi-tui: {problem}\n")
+    model = resolution.model
+    for note in reserve_notes(services.resources.settings, model.context_window, model.ref):
+        stderr.write(f"pi-tui: {note}\n")
     http_pool = HttpPool()
     session = AgentSession(
         SessionConfig(

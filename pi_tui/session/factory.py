@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pi_tui.ai.messages import ThinkingLevel
 from pi_tui.ai.stream import StreamFunction
+from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
 from pi_tui.config.settings_files import load_settings
 from pi_tui.session.runtime import (
@@ -69,6 +70,7 @@ def create_runtime(
     services = AgentSessionServices.for_cwd(Path(store.cwd))
     resources = services.resources
     problems += [str(problem) for problem in (*resources.settings_diagnostics, *resources.diagnostics)]
+    problems += reserve_notes(resources.settings, chosen_model.context_window, chosen_model.ref)
     options = RuntimeOptions(
         model=chosen_model,
         api_key=api_key,

@@ -213,6 +213,8 @@ def headline_lines(data: InspectorData) -> list[str]:
         lines.append(f"Auto-compaction off (threshold {_n(geometry.threshold)})")
     elif geometry.context_window > 0:
         lines.append(f"{_n(geometry.tokens_left)} left before auto-compaction at {_n(geometry.threshold)}")
+    if geometry.reserve_note is not None:
+        lines.append(geometry.reserve_note)
     usage = latest_usage(data)
     if usage is not None:
         lines.append(f"Last request: {_n(usage.cache_read)} cached · {_n(usage.input)} uncached")

@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from pi_tui.ai import tokens
 from pi_tui.ai.messages import AssistantMessage, TextContent, Usage, UserMessage
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import cwd_folder_name
 from pi_tui.context.accounting.record import REQUEST_CUSTOM_TYPE, build_request_record, record_entry_data
 from pi_tui.modes.context_command import run_context_command
 from pi_tui.session.store import SessionStore
+from tests.support.big_session import write_one_big_result
+from tests.support.encode_spy import EncodeSpy
 from tests.support.openai_server import OpenAIServer
 
 FIXTURES = ("a-plain", "b-tools", "c-auto-compaction", "f-tree")
@@ -156,3 +159,48 @@ async def test_base_url_asks_the_server_for_the_window_it_serves(
     assert data["notes"] == [
         "fake/fake-model is not in models.json: window 32,768 tokens from server /v1/models max_model_len"
     ]
+
+
+def test_one_huge_line_is_counted_in_bounded_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tool result of one line without whitespace (issue 17: 200 MB of it took 9.6 GB): the
+    tokenizer never sees more than a piece at a time, and the report counts all of it."""
+    bound = tokens.COUNT_PIECE_CHARS + tokens.CUT_SEARCH_CHARS
+    huge = ("QUJDREVGR0hJSktMTU5PUFF0123456789+/" * bound)[: 3 * bound]
+    path = tmp_path / "huge.jsonl"
+    write_one_big_result(path, huge, cwd=str(tmp_path))
+    tokens.clear_cache()
+    spy = EncodeSpy()
+    monkeypatch.setattr(tokens, "_encoding", spy)
+    data = run_json(capsys, str(path))
+    assert max(spy.lengths) <= bound
+    assert data["contextTokens"] > tokens.count(huge)
+
+
+def test_settings_out_of_bounds_are_reported_and_the_reserve_held_to_half_the_window(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    write_one_big_result(path, "a short result", cwd=str(tmp_path))
+    settings = tmp_path / ".pi-tui" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"compaction": {"reserveTokens": 100000}, "tools": {"maxBytes": 0}}')
+
+    assert run_context_command([str(path), "--json"]) == 0
+    printed = capsys.readouterr()
+
+    data = json.loads(printed.out)
+    assert (data["geometry"]["reserveTokens"], data["geometry"]["threshold"]) == (64_000, 64_000)
+    note = (
+        "compaction.reserveTokens 100,000 is more than half of the window (128,000 tokens):"
+        " 64,000 is reserved"
+    )
+    assert note in data["notes"]
+    assert printed.err.splitlines() == [
+        f"pi-tui: {settings}:1:65: tools.maxBytes: 0 is below the smallest value allowed, 1: 1 is used"
+    ]
+    assert run_context_command([str(path)]) == 0
+    report = capsys.readouterr().out
+    assert f"Note: {note}\n" in report
+    assert "threshold 64,000 (window − reserve 64,000" in report

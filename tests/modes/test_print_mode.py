@@ -10,7 +10,11 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from pi_tui.config.paths import session_dir_for_cwd
+from pi_tui.config.settings import MAX_TOOL_BYTES
+from pi_tui.config.settings_files import project_settings_path
 from pi_tui.modes.print_mode import run_print_mode
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.session.services import SessionChoice
@@ -236,3 +240,64 @@ async def test_in_process_run_uses_the_given_session_choice(
     assert (code, out.getvalue()) == (0, "stored\n")
     assert list((tmp_path / "elsewhere").rglob("*.jsonl"))
     assert not session_files(tmp_path)
+
+
+@pytest.mark.parametrize("max_bytes", ["100000000000", "1e11"])
+async def test_an_absurd_tools_max_bytes_still_sends_a_bounded_request(
+    openai_server: OpenAIServer, tmp_path: Path, max_bytes: str
+) -> None:
+    """tools.maxBytes 100000000000 kept a bash run's whole output and sent it (100 MB of output: a
+    100 MB request, 5.2 GB peak): it is clamped to 1 MiB and said so; 1e11 is not an integer, so it is
+    reported and the default used."""
+    settings = project_settings_path(tmp_path)
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"tools": {"maxBytes": ' + max_bytes + "}}\n")
+    command = "head -c 3000000 /dev/zero | tr '\\0' a"
+    openai_server.enqueue(
+        StreamReply(
+            [
+                chunk(
+                    tool_calls=[
+                        tool_call_delta(
+                            0, call_id="c1", name="bash", arguments=json.dumps({"command": command})
+                        )
+                    ]
+                ),
+                chunk(finish_reason="tool_calls"),
+                chunk(no_choices=True, usage=usage(100, 10)),
+            ]
+        ),
+        text_reply("done"),
+    )
+
+    code, out, err = await run_cli("-p", "print a lot", *endpoint(openai_server), cwd=tmp_path)
+
+    assert (code, out) == (0, "done\n")
+    result_request = openai_server.requests[1]
+    assert int(result_request.headers["content-length"]) < MAX_TOOL_BYTES + 20_000
+    tool_message = result_request.body["messages"][-1]
+    assert tool_message["role"] == "tool" and "a" * 1000 in tool_message["content"]
+    expected = (
+        f"pi-tui: {settings}:1:24: tools.maxBytes: 100000000000 is above the largest value allowed,"
+        " 1,048,576: 1,048,576 is used"
+        if max_bytes == "100000000000"
+        else f"pi-tui: {settings}:1:24: tools.maxBytes: Input should be a valid integer"
+    )
+    assert expected in err.splitlines()
+
+
+async def test_a_reserve_larger_than_half_the_window_is_said_on_stderr(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    settings = project_settings_path(tmp_path)
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"compaction": {"reserveTokens": 128000}}')
+    openai_server.enqueue(text_reply("hi"))
+
+    code, out, err = await run_cli("-p", "hello", *endpoint(openai_server), cwd=tmp_path)
+
+    assert (code, out) == (0, "hi\n")
+    assert (
+        "pi-tui: compaction.reserveTokens 128,000 is more than half of openai/m's window (128,000 tokens):"
+        " 64,000 is reserved"
+    ) in err.splitlines()

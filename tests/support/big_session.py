@@ -82,3 +82,36 @@ def write_big_session(path: Path, entries: int, cwd: str = "/home/user/project")
     data = ("\n".join(lines) + "\n").encode("utf-8")
     path.write_bytes(data)
     return len(data)
+
+
+def write_one_big_result(path: Path, text: str, cwd: str = "/home/user/project") -> int:
+    """A session of one turn whose tool result is `text`: user → tool call → result → answer.
+
+    The text is written in slices, so writing a 200 MB text costs no second copy of it. Returns the
+    file size in bytes.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = {"type": "session", "version": 3, "id": HEADER_ID, "timestamp": STAMP, "cwd": cwd}
+    placeholder = json.dumps("\x00the big text\x00")
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(json.dumps(header, separators=(",", ":")) + "\n")
+        parent: str | None = None
+        for number in range(4):
+            message = _message(number, "call_0")
+            message["timestamp"] = 1795993475799 + number
+            if message["role"] == "toolResult":
+                message["content"] = [{"type": "text", "text": json.loads(placeholder)}]
+            entry_id = f"{number:08x}"
+            entry = {"type": "message", "id": entry_id, "parentId": parent, "timestamp": STAMP}
+            before, _, after = json.dumps({**entry, "message": message}, separators=(",", ":")).partition(
+                placeholder
+            )
+            handle.write(before)
+            if after:
+                handle.write('"')
+                for start in range(0, len(text), 1 << 20):
+                    handle.write(json.dumps(text[start : start + (1 << 20)])[1:-1])
+                handle.write('"' + after)
+            handle.write("\n")
+            parent = entry_id
+    return path.stat().st_size

@@ -227,6 +227,16 @@ async def test_headline_reports_usage_cache_split_and_forecast(tmp_path: Path) -
     assert any(line.startswith(f"Next request ≈ {data.forecast.next_request_tokens:,}") for line in lines)
 
 
+async def test_headline_says_when_the_reserve_was_held_to_half_the_window(tmp_path: Path) -> None:
+    session = await run_session(tmp_path)
+    settings = Settings(compaction=CompactionSettings(reserve_tokens=20_000, keep_recent_tokens=60))
+    data = build_inspector_data(session.store, settings, MODEL, cache=InspectorCache())
+    assert (data.geometry.reserve_tokens, data.geometry.threshold) == (16_000, 16_000)
+    assert headline_lines(data)[2] == (
+        "compaction.reserveTokens 20,000 is more than half of the window (32,000 tokens): 16,000 is reserved"
+    )
+
+
 async def test_usage_is_unknown_after_a_compaction(tmp_path: Path) -> None:
     session = await run_session(tmp_path, [ScriptedReply(text="## Goal\nFinish the todo list.")])
     outcome = await session.compact()

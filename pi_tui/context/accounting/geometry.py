@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pi_tui.config.bounds import reserve_note, reserve_within_window
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.accounting.ledger import BranchLedger, ContextUsage, UsageSource
 from pi_tui.context.path_items import PathItem
@@ -62,6 +63,8 @@ class BudgetGeometry:
     split: BudgetSplit
     prefix_known: bool
     """False when no system prompt / tools were measured (e.g. a pi session without request records)."""
+    reserve_note: str | None = None
+    """Set when a reserve the settings set was more than half the window and half is used instead."""
 
 
 def split_budget(
@@ -84,7 +87,7 @@ def budget_geometry(
 ) -> BudgetGeometry:
     """The geometry of the ledger's branch. `prefix_tokens` is system prompt + tool schemas (None:
     unknown, counted as 0 and flagged)."""
-    reserve = settings.reserve_tokens
+    reserve = reserve_within_window(settings.reserve_tokens, context_window)
     threshold = context_window - reserve
     split = split_budget(
         context_window,
@@ -118,4 +121,5 @@ def budget_geometry(
         boundary=boundary,
         split=split,
         prefix_known=prefix_tokens is not None,
+        reserve_note=reserve_note("compaction.reserveTokens", settings, context_window),
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import AgentMessage, ToolResultMessage
+from pi_tui.config.bounds import reserve_within_window
 from pi_tui.context.compaction.file_ops import FileOps, format_file_operations
 from pi_tui.context.compaction.prompts import (
     BRANCH_SUMMARY_PREAMBLE,
@@ -102,9 +103,10 @@ async def generate_branch_summary(
     replace_instructions: bool = False,
     signal: AbortSignal | None = None,
 ) -> BranchSummary | SummaryFailure:
-    """pi's `generateBranchSummary`; the budget is the model's window (or 128000) minus `reserve_tokens`."""
+    """pi's `generateBranchSummary`; the budget is the model's window (or 128000) minus `reserve_tokens`
+    (at most half the window)."""
     window = target.model.context_window or 128_000
-    prepared = prepare_branch_entries(items, window - reserve_tokens)
+    prepared = prepare_branch_entries(items, window - reserve_within_window(reserve_tokens, window))
     if not prepared.messages:
         return BranchSummary(NO_BRANCH_CONTENT)
     reply = await complete(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import AgentMessage, Usage
+from pi_tui.config.bounds import reserve_within_window
 from pi_tui.context.compaction.file_ops import format_file_operations
 from pi_tui.context.compaction.pins import ensure_pinned
 from pi_tui.context.compaction.preparation import CompactionPreparation
@@ -137,7 +138,7 @@ async def summarize_compaction(
     signal: AbortSignal | None = None,
 ) -> CompactionSummary | SummaryFailure:
     """Run the summary call(s) for a prepared compaction and assemble pi's summary text."""
-    reserve = preparation.settings.reserve_tokens
+    reserve = reserve_within_window(preparation.settings.reserve_tokens, target.model.context_window)
     history = preparation.messages_to_summarize
     prefix = preparation.turn_prefix_messages
     usages: list[Usage] = []

@@ -26,6 +26,7 @@ from pi_tui.ai.messages import (
     Usage,
     UserMessage,
 )
+from pi_tui.config.bounds import reserve_within_window
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.js_strings import js_len
 
@@ -111,5 +112,7 @@ def estimate_context_tokens(messages: Sequence[AgentMessage]) -> ContextEstimate
 
 
 def should_compact(context_tokens: int, context_window: int, settings: CompactionSettings) -> bool:
-    """pi's `shouldCompact`: enabled and over `window - reserve` (a 0 window: any positive count)."""
-    return settings.enabled and context_tokens > context_window - settings.reserve_tokens
+    """pi's `shouldCompact`: enabled and over `window - reserve` (a 0 window: any positive count), the
+    reserve at most half the window."""
+    reserve = reserve_within_window(settings.reserve_tokens, context_window)
+    return settings.enabled and context_tokens > context_window - reserve

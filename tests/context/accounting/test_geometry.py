@@ -53,10 +53,26 @@ def test_without_usage_or_prefix_the_estimate_is_used_and_flagged() -> None:
     ledger.reset([item("u1", user("a"))])
     geometry = budget_geometry(
         ledger,
-        context_window=100,
-        settings=CompactionSettings(reserve_tokens=95),
+        context_window=20,
+        settings=CompactionSettings(reserve_tokens=10),
         prefix_tokens=None,
         usage=None,
     )
     assert (geometry.used_tokens, geometry.used_source, geometry.prefix_known) == (10, "estimate", False)
     assert geometry.tokens_left == 0 and geometry.boundary is None
+
+
+def test_a_reserve_above_half_the_window_is_held_to_half() -> None:
+    """reserveTokens 95 of a 100-token window left 5 tokens for the whole context: every request was
+    over the threshold. The budget reserves half and shows that figure."""
+    ledger = BranchLedger(fixed)
+    ledger.reset([item("u1", user("a"))])
+    geometry = budget_geometry(
+        ledger,
+        context_window=100,
+        settings=CompactionSettings(reserve_tokens=95),
+        prefix_tokens=None,
+        usage=None,
+    )
+    assert (geometry.reserve_tokens, geometry.threshold, geometry.tokens_left) == (50, 50, 40)
+    assert (geometry.split.free, geometry.split.reserve) == (40, 50)
