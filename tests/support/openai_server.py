@@ -10,7 +10,9 @@ finished body. A reply may carry a `fault` label, and the labels of the replies 
 `PromptCache`, each chat completion's usage is the one that cache emulates (see `_with_emulated_cache`).
 With `keep_alive=True` a connection serves request after request until a reply ends it early (dropped,
 cut or stalled) or the client closes it; `connections_accepted` and `open_connections` count the TCP
-connections. GET requests are answered from `get_routes`.
+connections. GET requests are answered from `get_routes`. With `count_prompt` set, every scripted usage
+reports the prompt tokens that function counts in the request body (a server that ignores part of the
+request, say).
 A POST to `/v1/responses` takes from the same queue and streams as the Responses API does (event dicts
 framed with `event:` lines, no `[DONE]`; builders in `tests.support.responses_stream`).
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -96,6 +98,7 @@ class OpenAIServer:
         self.get_routes: dict[str, Any] = {}
         """JSON answers to GET requests by path (`/v1/models`, `/props`); any other GET is a 404."""
         self.get_requests: list[str] = []
+        self.count_prompt: Callable[[dict[str, Any]], int] | None = None
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -165,6 +168,8 @@ class OpenAIServer:
             self.faults_served.append(reply.fault)
         if self.cache is not None and isinstance(reply, StreamReply) and path.endswith("/chat/completions"):
             reply = self._with_emulated_cache(body, reply)
+        if self.count_prompt is not None and isinstance(reply, StreamReply) and isinstance(body, dict):
+            reply = self._with_counted_prompt(self.count_prompt(body), reply)
         if isinstance(reply, StreamReply) and path.endswith("/responses"):
             from tests.support.responses_stream import as_responses_stream  # it builds on this module
 
@@ -199,6 +204,15 @@ class OpenAIServer:
         options = request.get("stream_options")
         if not replaced and isinstance(options, dict) and options.get("include_usage") is True:
             chunks.append(chunk(no_choices=True, usage=result.usage(0, openrouter_style=style)))
+        return replace(reply, chunks=chunks)
+
+    def _with_counted_prompt(self, prompt: int, reply: StreamReply) -> StreamReply:
+        chunks: list[dict[str, Any] | str] = []
+        for item in reply.chunks:
+            if isinstance(item, dict) and isinstance(item.get("usage"), dict):
+                completion = item["usage"].get("completion_tokens")
+                item = {**item, "usage": usage(prompt, completion if isinstance(completion, int) else 0)}
+            chunks.append(item)
         return replace(reply, chunks=chunks)
 
     async def _send_error(self, writer: asyncio.StreamWriter, reply: ErrorReply) -> None:
