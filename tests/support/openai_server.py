@@ -43,6 +43,8 @@ class StreamReply:
     drop_after: int | None = None
     stall_after: int | None = None
     delay_s: float = 0.0
+    first_byte_delay_s: float = 0.0
+    """How long the server thinks before it sends anything (the status line included)."""
     hold_headers: bool = False
     """Send nothing at all (not even the status line) until the client gives up."""
     cut_after_bytes: int | None = None
@@ -241,6 +243,8 @@ class OpenAIServer:
         if reply.hold_headers:
             await self._wait_for_close(reader)
             return False
+        if reply.first_byte_delay_s:
+            await asyncio.sleep(reply.first_byte_delay_s)
         head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
         writer.write((head + self._connection_header + "\r\n\r\n").encode())
         if reply.cut_after_bytes is not None:
