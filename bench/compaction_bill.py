@@ -147,11 +147,15 @@ def enqueue_turn(server: OpenAIServer, turn: int, lines: int) -> None:
     )  # fmt: skip
 
 
+THRESHOLD_MARGIN = 200
+"""Tokens between the last request of a long session and the threshold set for its final turn."""
+
+
 @dataclass(frozen=True)
 class Plan:
     """`turns` turns in one `-p` run with `compaction`; then, if `final` is set, one more turn in a
-    `-c -p` run with those settings instead and the window shrunk to the last prompt plus the reserve, so
-    that turn ends above the threshold (a compaction at the threshold after a long session)."""
+    `-c -p` run with those settings instead and the window shrunk so that the threshold is just above the
+    last prompt: that turn ends above it (a compaction at the threshold after a long session)."""
 
     turns: int
     window: int
@@ -172,7 +176,10 @@ async def _drive(server: OpenAIServer, home: Path, plan: Plan) -> None:
     await asyncio.to_thread(_cli, ["-p", *thinking, *prompts])
     if plan.final is not None:
         _write_settings(plan.final)
-        _shrink_window(home, server.cache_results[-1].prompt_tokens + int(plan.final["reserveTokens"]))
+        # The last reply stays just under the threshold (no compaction before the prompt); the new turn,
+        # a command printing some hundred tokens, crosses it.
+        threshold = server.cache_results[-1].prompt_tokens + THRESHOLD_MARGIN
+        _shrink_window(home, threshold + int(plan.final["reserveTokens"]))
         enqueue_turn(server, plan.turns + 1, plan.lines)
         await asyncio.to_thread(_cli, ["-c", "-p", *thinking, prompt_for(plan.turns + 1)])
 
@@ -246,12 +253,13 @@ def whole_session_report(turns: int) -> tuple[list[str], bool]:
     return lines, ok
 
 
-def threshold_plans(turns: int) -> dict[str, tuple[Plan, bool]]:
-    """`turns` turns without compaction, then one more that ends above the threshold and compacts."""
-    quiet = {"enabled": False, "reserveTokens": RESERVE}
+def threshold_plans(turns: int, reserve: int = RESERVE) -> dict[str, tuple[Plan, bool]]:
+    """`turns` turns without compaction, then one more that ends above the threshold and compacts. The
+    reserve is at most half the window, so the session must be at least `reserve` tokens long by then."""
+    quiet = {"enabled": False, "reserveTokens": reserve}
 
     def plan(strategy: str) -> Plan:
-        final = {"reserveTokens": RESERVE, "keepRecentTokens": 8_000, "strategy": strategy}
+        final = {"reserveTokens": reserve, "keepRecentTokens": reserve // 2, "strategy": strategy}
         return Plan(turns, 1_000_000, quiet, final=final, lines=200)
 
     return {"inline": (plan("inline"), False), "serialise": (plan("serialize"), False)}

@@ -7,6 +7,9 @@ server's keep-alive (`event: ping` with no data) or a lone `retry: 3000` ended t
 "malformed". Imported by the provider on its first request only (or ahead of it by `warm_up`): `openai`
 is slow to import.
 
+A client stamps its `RequestClock` as each request goes to the HTTP client, so recorded timings start
+when the request was sent, not when the reply was asked for.
+
 `new_http_client` makes the HTTP client a connection pool shares between requests (`http_pool`).
 `RawEventsOpenAI` hands stream events over as the server's JSON objects instead of SDK models: the
 Responses provider stores a reasoning item verbatim (as pi does, key order included), which the SDK's
@@ -19,6 +22,8 @@ from typing import Any
 
 from openai import DEFAULT_CONNECTION_LIMITS, AsyncOpenAI, DefaultAsyncHttpxClient
 from openai._streaming import ServerSentEvent, SSEDecoder
+
+from pi_tui.ai.stream import RequestClock
 
 IDLE_CONNECTION_SECONDS = 30.0
 """How long an idle connection waits for the next request. httpx keeps one 5 s, shorter than the pause
@@ -36,8 +41,16 @@ class StandardSSEDecoder(SSEDecoder):
 
 
 class PiOpenAI(AsyncOpenAI):
+    request_clock: RequestClock | None = None
+    """Stamped as each request goes to the HTTP client (see `RequestClock`)."""
+
     def _make_sse_decoder(self) -> Any:
         return StandardSSEDecoder()
+
+    async def _send_request(self, request: Any, *, stream: bool, **kwargs: Any) -> Any:
+        if self.request_clock is not None:
+            self.request_clock.mark_sent()
+        return await super()._send_request(request, stream=stream, **kwargs)
 
 
 def new_http_client() -> Any:

@@ -53,12 +53,14 @@ def make_client(
     if http_client is not None:
         extra["http_client"] = http_client
     client_class = RawEventsOpenAI if raw_events else PiOpenAI
-    return client_class(
+    client = client_class(
         api_key=options.api_key or NO_API_KEY,
         base_url=model.base_url,
         default_headers=model.headers or None,
         **extra,
     )
+    client.request_clock = options.clock
+    return client
 
 
 END_OF_STREAM = object()

@@ -7,6 +7,7 @@ or `aborted` and an `error_message`. The final event is exactly one `done` or `e
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias
@@ -52,6 +53,19 @@ class LlmContext:
 
 
 @dataclass
+class RequestClock:
+    """When the provider handed the request to its HTTP client (`time.monotonic()`; the last attempt's
+    when the SDK retried). None until then, and for providers that send nothing over HTTP. Timings of
+    a request are taken from here, so local start-up (imports, clients, connection pools) is not
+    counted as the server's time to first token."""
+
+    sent_at: float | None = None
+
+    def mark_sent(self) -> None:
+        self.sent_at = time.monotonic()
+
+
+@dataclass
 class StreamOptions:
     api_key: str | None = None
     max_tokens: int | None = None
@@ -66,6 +80,8 @@ class StreamOptions:
     """`none` keeps a model from calling tools (a summary asked of a conversation that has them)."""
     http_pool: HttpPool | None = None
     """Where an HTTP provider gets its connections; without one a request opens and closes its own."""
+    clock: RequestClock | None = None
+    """Stamped by an HTTP provider when it sends the request (see `RequestClock`)."""
 
 
 @dataclass(frozen=True)

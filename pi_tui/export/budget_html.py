@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pi_tui.context.accounting.geometry import used_how
 from pi_tui.export.html_text import esc, num
 from pi_tui.session.inspector import InspectorData
 
@@ -50,11 +51,7 @@ def budget_section(data: InspectorData | None, notes: list[str]) -> BudgetHtml:
         "from request records" if data.source == "records" else "estimate (no request records on this branch)"
     )
     model = data.model.ref if data.model is not None else "(none)"
-    usage = data.usage
-    if usage is None or usage.tokens is None or usage.percent is None:
-        used = f"? / {num(geometry.context_window)} (no usage since the last compaction)"
-    else:
-        used = f"{num(usage.tokens)} / {num(geometry.context_window)} ({usage.percent:.1f}%)"
+    used = f"{num(geometry.used_tokens)} / {num(geometry.context_window)} ({used_how(geometry)})"
     facts = [
         ("Leaf", data.leaf_id or "—"),
         ("Model", model),

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pi_tui.context.compaction.summary_diff import SectionDiff
-from pi_tui.export.html_text import esc, num, when
+from pi_tui.export.html_text import esc, when
 from pi_tui.export.markdown_html import markdown_to_html
+from pi_tui.session.compaction_sizes import size_text
 from pi_tui.session.compaction_timeline import CompactionRecord, diff_compaction, list_compactions
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.store import SessionStore
@@ -37,12 +38,11 @@ def _diff(diffs: list[SectionDiff]) -> str:
 def _one(store: SessionStore, record: CompactionRecord) -> str:
     entry = store.get_entry(record.entry_id)
     summary = entry.summary if isinstance(entry, CompactionEntry) else ""
-    after = num(record.tokens_after) if record.tokens_after is not None else "?"
     branch = "on the current branch" if record.on_current_branch else "on another branch"
     facts = [
         ("Time", when(record.timestamp)),
         ("Reason", record.reason + (" (extension)" if record.from_hook else "")),
-        ("Tokens", f"{num(record.tokens_before)} → {after}"),
+        ("Tokens (whole request)", size_text(record.size)),
         ("First kept entry", record.first_kept_entry_id),
         ("Summary model", record.model or "—"),
         ("Where", branch),

@@ -24,15 +24,17 @@ from pi_tui.config.api_key_option import ApiKeyFileError, add_api_key_options, c
 from pi_tui.config.models import resolve_model
 from pi_tui.config.settings import Settings
 from pi_tui.config.settings_files import load_settings
-from pi_tui.context.compaction.preview import CompactionPreview
+from pi_tui.context.compaction.preview import CompactionPreview, counted, rows_text
 from pi_tui.context.compaction.summary_diff import format_summary_diff
 from pi_tui.modes.session_command_support import fail, open_session, print_json, session_parser
+from pi_tui.session.branch_model import branch_model
 from pi_tui.session.compaction_ops import (
     COMPACTION_CANCELLED,
     compact_store,
     preview_for_store,
     restore_before,
 )
+from pi_tui.session.compaction_sizes import estimated, preview_size_text, size_text
 from pi_tui.session.compaction_timeline import (
     CompactionRecord,
     audit_compaction,
@@ -50,10 +52,6 @@ INTERRUPTED_EXIT = 130
 # --- pi-tui compactions ---------------------------------------------------------------------------
 
 
-def _tokens_after(record: CompactionRecord) -> str:
-    return str(record.tokens_after) if record.tokens_after is not None else "?"
-
-
 def print_timeline(records: list[CompactionRecord], out: TextIO) -> None:
     if not records:
         out.write("No compactions.\n")
@@ -64,7 +62,7 @@ def print_timeline(records: list[CompactionRecord], out: TextIO) -> None:
         listed = sum(counts["listed"] for counts in record.audit.values())
         out.write(
             f"{marker} {record.entry_id}  {record.timestamp}  {record.reason:<9}  "
-            f"{record.tokens_before:>7} -> {_tokens_after(record):>7}  "
+            f"{size_text(record.size, arrow='->'):>26}  "
             f"kept from {record.first_kept_entry_id}  {record.model or '-'}  "
             f"summary {record.summary_length} chars  audit {missing}/{listed} missing\n"
         )
@@ -121,16 +119,14 @@ def run_compactions_command(argv: list[str]) -> int:
 
 
 def print_preview(preview: CompactionPreview, out: TextIO) -> None:
-    summarized = sum(item.tokens for item in preview.summarized + preview.turn_prefix)
-    kept = sum(item.tokens for item in preview.kept)
     out.write(f"Cut before {preview.first_kept_entry_id}{' (split turn)' if preview.is_split_turn else ''}\n")
-    out.write(f"Summarised: {len(preview.summarized)} messages, ~{summarized} tokens")
+    out.write(f"Summarised: {rows_text(preview.summarised_rows)}")
     if preview.turn_prefix:
-        out.write(f" (of which turn prefix: {len(preview.turn_prefix)} messages)")
-    out.write(f"\nKept: {len(preview.kept)} messages, ~{kept} tokens\n")
-    out.write(f"Tokens before: {preview.tokens_before}, after: ~{preview.tokens_after_estimate}")
-    out.write(f" (summary up to {preview.summary_budget})\n")
-    for label, items in (("summarised", preview.summarized + preview.turn_prefix), ("kept", preview.kept)):
+        out.write(f" (of which turn prefix: {counted(len(preview.turn_prefix), 'message')})")
+    out.write(f"\nKept: {rows_text(preview.kept)}\n")
+    out.write(f"Tokens (whole request): {preview_size_text(preview, arrow='->')}")
+    out.write(f" (summary up to {preview.summary_budget:,})\n")
+    for label, items in (("summarised", preview.summarised_rows), ("kept", preview.kept)):
         for item in items:
             out.write(f"  {label:<10} {item.entry_id}  {item.role:<17} {item.tokens:>7}\n")
 
@@ -162,7 +158,8 @@ def run_compact_command(argv: list[str]) -> int:
         return fail(store)
     settings = load_settings(store.cwd).settings
     if options.preview:
-        preview = preview_for_store(store, settings.compaction)
+        model, _ = branch_model(store)
+        preview = preview_for_store(store, settings.compaction, model=model)
         if isinstance(preview, str):
             return fail(preview)
         if options.json:
@@ -197,7 +194,7 @@ def run_compact_command(argv: list[str]) -> int:
         print_json(outcome.to_json_obj())
     else:
         sys.stdout.write(
-            f"Compacted: {outcome.entry_id}  {outcome.tokens_before} -> {outcome.tokens_after} tokens"
+            f"Compacted: {outcome.entry_id}  {size_text(estimated(outcome.size), arrow='->')} tokens"
             f"  kept from {outcome.first_kept_entry_id}  ({outcome.duration_ms} ms)\n"
         )
     return 0

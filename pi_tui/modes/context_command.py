@@ -22,6 +22,7 @@ from pydantic.alias_generators import to_camel
 from pi_tui.ai.served_window import probe_served_window
 from pi_tui.config.settings_files import load_settings
 from pi_tui.context.accounting.blame import DIALECT_CAUSES, drift_cause, drift_cost
+from pi_tui.context.accounting.geometry import used_how
 from pi_tui.modes.request_preview import show_next_request
 from pi_tui.session.branch_model import branch_model
 from pi_tui.session.inspector import DEFAULT_RECORDS, InspectorCache, InspectorData, build_inspector_data
@@ -122,22 +123,10 @@ def print_report(
     out.write(f"Source: {marked}\n")
     for note in notes:
         out.write(f"Note: {note}\n")
-    usage = data.usage
-    if usage is None or usage.tokens is None or usage.percent is None:
-        out.write(f"Context: ? / {_n(geometry.context_window)} (no usage since the last compaction)\n")
-    else:
-        how = (
-            f"{_n(usage.usage_tokens)} reported + {_n(usage.trailing_tokens)} estimated"
-            if usage.source == "usage"
-            else "all estimated"
-        )
-        out.write(
-            f"Context: {_n(usage.tokens)} / {_n(geometry.context_window)} ({usage.percent:.1f}%; {how})\n"
-        )
+    out.write(f"Context: {_n(geometry.used_tokens)} / {_n(geometry.context_window)} ({used_how(geometry)})\n")
     out.write(f"\nBudget {budget_bar(data)}\n")
-    prefix_note = "" if geometry.prefix_known else " (unknown)"
     out.write(
-        f"  P prefix {_n(split.prefix)}{prefix_note} · S summary {_n(split.summary)}"
+        f"  P prefix {geometry.prefix_text} · S summary {_n(split.summary)}"
         f" · K kept {_n(split.kept)} · N new {_n(split.new_tail)}"
         f" · free {_n(split.free)} · R reserve {_n(split.reserve)}\n"
     )
@@ -146,6 +135,12 @@ def print_report(
         f"  threshold {_n(geometry.threshold)} (window − reserve {_n(geometry.reserve_tokens)}; auto {auto})"
         f" · tokens left {_n(geometry.tokens_left)} ({geometry.used_source})\n"
     )
+    calibration = geometry.calibration
+    if calibration.basis != "none":
+        out.write(
+            f"  estimates calibrated by the last reported prompt ({calibration.basis}):"
+            f" prefix ×{calibration.prefix_ratio:.2f}, messages ×{calibration.message_ratio:.2f}\n"
+        )
     if geometry.boundary is not None:
         out.write(
             f"  keep-recent boundary: {geometry.boundary.entry_id}"

@@ -169,9 +169,8 @@ class AgentSession(SessionControls):
     ) -> AsyncIterator[StreamEvent]:
         # Session-level retries are visible (countdown, Esc); the SDK's own silent retries would hide them.
         options = self._call_options(options)
-        stream = self.stream_fn(model, context, options)
         return self._recorder.wrap(
-            stream, model=model, system_prompt=self.system_prompt, tools=context.tools, options=options
+            self.stream_fn, model, context, system_prompt=self.system_prompt, options=options
         )
 
     @property

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from pi_tui.agent.agent import Agent
+from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.messages import AssistantMessage, ThinkingLevel
@@ -25,6 +26,7 @@ from pi_tui.context.compaction.triggers import (
     check_compaction,
 )
 from pi_tui.context.resources import Resources
+from pi_tui.context.system_prompt import SystemPrompt
 from pi_tui.session.compaction_ops import (
     COMPACTION_FAILED,
     CompactionOutcome,
@@ -33,6 +35,7 @@ from pi_tui.session.compaction_ops import (
     latest_compaction_ms,
     restore_before,
 )
+from pi_tui.session.compaction_sizes import request_prefix
 from pi_tui.session.events import (
     AnyEvent,
     CompactionEndEvent,
@@ -59,6 +62,8 @@ class CompactingSession(Protocol):
     resources: Resources
     store: SessionStore
     thinking_level: ThinkingLevel
+    system_prompt: SystemPrompt
+    active_tools: list[AgentTool[Any]]
 
     @property
     def api_key(self) -> str | None: ...
@@ -115,6 +120,7 @@ class AutoCompaction:
                     signal=signal,
                     thinking_level=session.thinking_level,
                     live=live_context(session.agent),
+                    prefix=request_prefix(session),
                 )
             finally:
                 self._signal = None
@@ -125,7 +131,7 @@ class AutoCompaction:
                 outcome.summary,
                 outcome.first_kept_entry_id,
                 outcome.tokens_before,
-                outcome.tokens_after,
+                outcome.size,
             )
             await session.emit(CompactionEndEvent(reason, result=result, will_retry=will_retry))
         else:

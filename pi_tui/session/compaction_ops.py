@@ -30,12 +30,19 @@ from pi_tui.context.compaction.preparation import (
     unprepared_reason,
 )
 from pi_tui.context.compaction.preview import CompactionPreview, preview_compaction
-from pi_tui.context.compaction.rebuilt_context import tokens_after_compaction
 from pi_tui.context.compaction.strategy import choose_strategy
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
 from pi_tui.context.compaction.summary_run import SummaryCallFacts, write_summary
 from pi_tui.context.path_items import PathItem
 from pi_tui.session.compaction_pins import active_pins
+from pi_tui.session.compaction_sizes import (
+    AFTER_KEY,
+    BEFORE_KEY,
+    CompactionSize,
+    RequestPrefix,
+    RequestRecords,
+    measure_compaction,
+)
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.ids import iso_to_ms
 from pi_tui.session.path_view import path_items
@@ -65,20 +72,39 @@ def prepare_for_store(store: SessionStore, settings: CompactionSettings) -> Comp
     return prepare_compaction(branch_items(store), settings)
 
 
-def preview_for_store(store: SessionStore, settings: CompactionSettings) -> CompactionPreview | str:
-    """`/compact --preview`: the preview, or why there is nothing to compact. No model call."""
-    return preview_compaction(branch_items(store), settings)
+def preview_for_store(
+    store: SessionStore,
+    settings: CompactionSettings,
+    *,
+    model: ModelConfig | None = None,
+    prefix: RequestPrefix | None = None,
+) -> CompactionPreview | str:
+    """`/compact --preview`: the preview, or why there is nothing to compact. No model call. Its
+    tokens before and after are the whole request's, as `compaction_sizes` measures them."""
+    items = branch_items(store)
+    records = RequestRecords(store)
+
+    def sizer(first_kept_entry_id: str, summary: str) -> tuple[int, int]:
+        size = measure_compaction(
+            items, first_kept_entry_id, summary, model=model, prefix=prefix, records=records
+        )
+        return size.before, size.after
+
+    return preview_compaction(items, settings, sizer)
 
 
 @dataclass
 class CompactionOutcome:
-    """A finished compaction (`entry_id` set) or why there is none (`error`, `cancelled`)."""
+    """A finished compaction (`entry_id` set) or why there is none (`error`, `cancelled`).
+
+    `tokens_before` is pi's figure, as written into the entry; `size` is the whole request before and
+    after, the figures to show (see `compaction_sizes`)."""
 
     entry_id: str | None = None
     summary: str = ""
     first_kept_entry_id: str | None = None
     tokens_before: int = 0
-    tokens_after: int = 0
+    size: CompactionSize = field(default_factory=lambda: CompactionSize(0, 0))
     duration_ms: int = 0
     usage: list[Usage] = field(default_factory=list)
     pinned: list[str] = field(default_factory=list)
@@ -96,7 +122,8 @@ class CompactionOutcome:
             "entryId": self.entry_id,
             "firstKeptEntryId": self.first_kept_entry_id,
             "tokensBefore": self.tokens_before,
-            "tokensAfter": self.tokens_after,
+            BEFORE_KEY: self.size.before,
+            AFTER_KEY: self.size.after,
             "durationMs": self.duration_ms,
             "usage": [usage.to_json_obj() for usage in self.usage],
             "pinned": self.pinned,
@@ -111,7 +138,7 @@ def compaction_details(
     read_files: list[str],
     modified_files: list[str],
     *,
-    tokens_after: int,
+    size: CompactionSize,
     model: ModelConfig,
     duration_ms: int,
     usage: list[Usage],
@@ -123,7 +150,8 @@ def compaction_details(
     return {
         "readFiles": read_files,
         "modifiedFiles": modified_files,
-        "tokensAfter": tokens_after,
+        BEFORE_KEY: size.before,
+        AFTER_KEY: size.after,
         "model": model.ref,
         "durationMs": duration_ms,
         "summaryUsage": [item.to_json_obj() for item in usage],
@@ -145,6 +173,7 @@ async def compact_store(
     signal: AbortSignal | None = None,
     thinking_level: ThinkingLevel | None = None,
     live: LlmContext | None = None,
+    prefix: RequestPrefix | None = None,
 ) -> CompactionOutcome:
     """Prepare, summarise and append the entry.
 
@@ -153,7 +182,8 @@ async def compact_store(
     strategy, chosen by `compaction.strategy`), else it is written by pi's serialising calls (one, or
     two in parallel for a split turn). The caller rebuilds its agent state from `store.build_context()`
     afterwards. Pinned items of the session are carried into the summary. `thinking_level` defaults to
-    the branch's level.
+    the branch's level. `prefix`: what the session's next request sends besides messages (default:
+    what the last recorded one sent).
     """
     started = time.monotonic()
     items = branch_items(store)
@@ -182,12 +212,19 @@ async def compact_store(
         return CompactionOutcome(error=f"{COMPACTION_FAILED}: {result.message}")
     if signal is not None and signal.aborted:
         return CompactionOutcome(error=COMPACTION_CANCELLED, cancelled=True)
-    tokens_after = tokens_after_compaction(items, prepared.first_kept_index, result.summary)
+    size = measure_compaction(
+        items,
+        result.first_kept_entry_id,
+        result.summary,
+        model=model,
+        prefix=prefix,
+        records=RequestRecords(store),
+    )
     duration_ms = round((time.monotonic() - started) * 1000)
     details = compaction_details(
         result.read_files,
         result.modified_files,
-        tokens_after=tokens_after,
+        size=size,
         model=model,
         duration_ms=duration_ms,
         usage=result.usages,
@@ -203,7 +240,7 @@ async def compact_store(
         summary=result.summary,
         first_kept_entry_id=result.first_kept_entry_id,
         tokens_before=result.tokens_before,
-        tokens_after=tokens_after,
+        size=size,
         duration_ms=duration_ms,
         usage=result.usages,
         pinned=result.pinned,
@@ -256,6 +293,7 @@ async def recompact(
     settings: CompactionSettings,
     signal: AbortSignal | None = None,
     thinking_level: ThinkingLevel | None = None,
+    prefix: RequestPrefix | None = None,
 ) -> CompactionOutcome:
     """Restore before `compaction_id`, then compact again with `instructions` (a manual compaction)."""
     restored = restore_before(store, compaction_id)
@@ -271,4 +309,5 @@ async def recompact(
         reason="manual",
         signal=signal,
         thinking_level=thinking_level,
+        prefix=prefix,
     )

@@ -1,7 +1,8 @@
 """Every compaction of a session file, with what each one summarised (R10, R11.4, `pi-tui compactions`).
 
-Covers all branches in file order. Reason, model and tokens-after come from pi-tui's `details`
-keys; pi's own entries have none of them (reason `unknown`). The summarised span of a compaction is
+Covers all branches in file order. Reason, model and the request sizes come from pi-tui's `details`
+keys (see `compaction_sizes`, which also corrects the size after from the next reported usage); pi's
+own entries have none of them (reason `unknown`). The summarised span of a compaction is
 recomputed from the file: from the previous compaction's kept region (as `prepare_compaction`
 chose it) up to the entry it kept first, history and split-turn prefix together.
 """
@@ -17,6 +18,7 @@ from pi_tui.context.compaction.rebuilt_context import last_compaction_index
 from pi_tui.context.compaction.summary_diff import SectionDiff, diff_summaries
 from pi_tui.context.compaction.summary_run import SummaryCallFacts
 from pi_tui.session.compaction_ops import branch_items
+from pi_tui.session.compaction_sizes import RequestRecords, ShownSize, shown_size
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.store import SessionStore
 
@@ -75,8 +77,10 @@ class CompactionRecord:
     entry_id: str
     timestamp: str
     reason: str
-    tokens_before: int
-    tokens_after: int | None
+    size: ShownSize
+    """The whole request before → after, as shown."""
+    entry_tokens_before: int
+    """pi's `tokensBefore` as the entry holds it."""
     first_kept_entry_id: str
     model: str | None
     summary_length: int
@@ -91,8 +95,10 @@ class CompactionRecord:
             "id": self.entry_id,
             "timestamp": self.timestamp,
             "reason": self.reason,
-            "tokensBefore": self.tokens_before,
-            "tokensAfter": self.tokens_after,
+            "tokensBefore": self.size.before,
+            "tokensAfter": self.size.after,
+            "tokensAfterSource": self.size.after_source,
+            "entryTokensBefore": self.entry_tokens_before,
             "firstKeptEntryId": self.first_kept_entry_id,
             "model": self.model,
             "summaryLength": self.summary_length,
@@ -106,21 +112,21 @@ class CompactionRecord:
 def list_compactions(store: SessionStore) -> list[CompactionRecord]:
     """Every compaction entry of the file, in file order."""
     current = {entry.id for entry in store.get_branch()}
+    requests = RequestRecords(store)
     records: list[CompactionRecord] = []
     for entry in store.entries:
         if not isinstance(entry, CompactionEntry):
             continue
         details = _details(entry)
         reason = details.get("reason")
-        tokens_after = details.get("tokensAfter")
         model = details.get("model")
         records.append(
             CompactionRecord(
                 entry_id=entry.id,
                 timestamp=entry.timestamp,
                 reason=reason if isinstance(reason, str) else UNKNOWN_REASON,
-                tokens_before=entry.tokens_before,
-                tokens_after=tokens_after if isinstance(tokens_after, int) else None,
+                size=shown_size(requests, entry),
+                entry_tokens_before=entry.tokens_before,
                 first_kept_entry_id=entry.first_kept_entry_id,
                 model=model if isinstance(model, str) else None,
                 summary_length=len(entry.summary),

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 
 from pi_tui.agent.events import AgentEvent
 from pi_tui.ai.messages import BashExecutionMessage
+from pi_tui.session.compaction_sizes import AFTER_KEY, BEFORE_KEY, CompactionSize
 
 
 @dataclass(frozen=True)
@@ -197,20 +198,22 @@ class CompactionStartEvent:
 
 @dataclass(frozen=True)
 class CompactionResult:
-    """pi's `CompactionResult`, plus the entry id and the token count after, for front ends."""
+    """pi's `CompactionResult` (`tokens_before` is pi's figure), plus the entry id and the whole
+    request's size before and after, the figures front ends show (see `compaction_sizes`)."""
 
     entry_id: str
     summary: str
     first_kept_entry_id: str
     tokens_before: int
-    tokens_after: int
+    size: CompactionSize
 
     def to_json(self) -> dict[str, Any]:
         return {
             "summary": self.summary,
             "firstKeptEntryId": self.first_kept_entry_id,
             "tokensBefore": self.tokens_before,
-            "tokensAfter": self.tokens_after,
+            BEFORE_KEY: self.size.before,
+            AFTER_KEY: self.size.after,
             "entryId": self.entry_id,
         }
 

@@ -18,6 +18,7 @@ from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings, Settings
 from pi_tui.context.accounting.boundary import BoundaryFinder
+from pi_tui.context.accounting.calibration import LOOKBACK, calibrate
 from pi_tui.context.accounting.drift import DriftEvent, OnBranch, compare_records
 from pi_tui.context.accounting.forecast import Forecast, forecast
 from pi_tui.context.accounting.geometry import BoundaryFn, BudgetGeometry, budget_geometry
@@ -162,7 +163,8 @@ def build_inspector_data(
     state.sync(store, leaf)
     ledger = state.ledger
     views = _record_views(state, record_limit)
-    latest_turn = _latest_turn_on_branch(state)
+    turns = state.records.newest_turns(lambda entry_id: ledger.position(entry_id) is not None, LOOKBACK + 1)
+    latest_turn = turns[-1] if turns else None
     if prefix is None and latest_turn is not None:
         prefix = _record_prefix(latest_turn)
     if boundary_fn is None and with_boundary:
@@ -176,12 +178,14 @@ def build_inspector_data(
         prefix_tokens=prefix.tokens if prefix is not None else None,
         usage=usage,
         boundary_fn=boundary_fn,
+        calibration=calibrate(turns),
     )
+    calibration = geometry.calibration
     outlook = forecast(
         used_tokens=geometry.used_tokens,
         threshold=geometry.threshold,
-        turn_sizes=ledger.turn_sizes,
-        pending_tokens=tokens.count(pending_text),
+        turn_sizes=[calibration.messages(size) for size in ledger.turn_sizes],
+        pending_tokens=calibration.messages(tokens.count(pending_text)),
     )
     return InspectorData(
         session_id=store.session_id,
@@ -207,18 +211,6 @@ def _ledger_boundary(ledger: BranchLedger, finder: BoundaryFinder) -> BoundaryFn
         return finder.keep_boundary(items, settings, index if index is not None else -1, ledger.position)
 
     return boundary
-
-
-def _latest_turn_on_branch(state: InspectorCache) -> RequestRecord | None:
-    """The newest readable turn record on the ledger's branch: the prefix the session last sent."""
-    log = state.records
-    for index in range(len(log) - 1, -1, -1):
-        entry_id = log.entry_ids[index]
-        if log.kinds[index] == "turn" and state.ledger.position(entry_id) is not None:
-            record = log.full(entry_id)
-            if record is not None:
-                return record
-    return None
 
 
 def _record_views(state: InspectorCache, limit: int) -> list[RecordView]:

@@ -1,6 +1,8 @@
 """A request record for every model call of a session, stored as `pi-tui.request` custom entries (R8.1).
 
-The stream is wrapped to time it (time to first token, total) and to capture the final reply; the
+The stream is wrapped to time it (time to first token, total) and to capture the final reply; times
+count from the moment the provider sent the request (its `RequestClock`), so local start-up (importing
+the SDK, making a client, leasing a connection) is not taken for the server's latency. The
 record is measured from what was sent (system prompt segments, tool schemas, the session's context
 messages with their entry ids, in the model's dialect, and the `prompt_cache_key` the call's options
 give) and appended right after the reply's own entry. Records hold counts and hashes only. Most are
@@ -13,11 +15,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pi_tui.ai.chat_request import prompt_cache_key
 from pi_tui.ai.messages import AgentMessage, AssistantMessage
-from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions, ToolSpec
+from pi_tui.ai.stream import (
+    LlmContext,
+    RequestClock,
+    StreamEvent,
+    StreamFunction,
+    StreamOptions,
+    ToolSpec,
+)
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.measure import MeasureCache
 from pi_tui.context.accounting.record import (
@@ -54,6 +63,16 @@ class _Finished:
     duration_ms: float
 
 
+def _timings(
+    started: float, started_ms: int, clock: RequestClock, first: float | None
+) -> tuple[float | None, float, int]:
+    """(time to first token, duration, epoch ms sent): from when the request was sent, or from when it
+    was asked for when the provider never said (no HTTP, or it failed before sending)."""
+    sent = clock.sent_at if clock.sent_at is not None else started
+    ttft = (first - sent) * 1000 if first is not None else None
+    return ttft, (time.monotonic() - sent) * 1000, started_ms + round((sent - started) * 1000)
+
+
 class RequestRecorder:
     def __init__(self, store: SessionStore) -> None:
         self._store = store
@@ -65,38 +84,42 @@ class RequestRecorder:
 
     def wrap(
         self,
-        stream: AsyncIterator[StreamEvent],
-        *,
+        provider: StreamFunction,
         model: ModelConfig,
+        context: LlmContext,
+        *,
         system_prompt: SystemPrompt,
-        tools: Sequence[ToolSpec],
         options: StreamOptions,
     ) -> AsyncIterator[StreamEvent]:
-        """`options` as the provider gets them (session id filled in): they decide the cache key."""
-        context = self._store.build_context()
+        """Call `provider` and record the call. `options` as the provider gets them (session id filled
+        in): they decide the cache key."""
+        clock = RequestClock()
+        stream = provider(model, context, replace(options, clock=clock))
+        built = self._store.build_context()
         sent = _Sent(
             model,
             system_prompt,
-            list(tools),
-            context.messages,
-            context.entry_ids,
+            list(context.tools),
+            built.messages,
+            built.entry_ids,
             prompt_cache_key(model, options),
             time.monotonic(),
             int(time.time() * 1000),
         )
-        return self._timed(stream, sent)
+        return self._timed(stream, sent, clock)
 
-    async def _timed(self, stream: AsyncIterator[StreamEvent], sent: _Sent) -> AsyncIterator[StreamEvent]:
+    async def _timed(
+        self, stream: AsyncIterator[StreamEvent], sent: _Sent, clock: RequestClock
+    ) -> AsyncIterator[StreamEvent]:
         first: float | None = None
         async for event in stream:
             if first is None and event.type.endswith("_delta"):
                 first = time.monotonic()
             if event.terminal:
                 # Recorded before yielding: the consumer may stop iterating at the final event.
-                now = time.monotonic()
-                ttft = (first - sent.started) * 1000 if first is not None else None
+                ttft, duration, time_ms = _timings(sent.started, sent.time_ms, clock, first)
                 reply = event.message or event.partial
-                self._pending = _Finished(sent, reply, ttft, (now - sent.started) * 1000)
+                self._pending = _Finished(replace(sent, time_ms=time_ms), reply, ttft, duration)
             yield event
 
     async def flush(self) -> None:
@@ -142,8 +165,10 @@ class RequestRecorder:
         def call(
             model: ModelConfig, context: LlmContext, options: StreamOptions
         ) -> AsyncIterator[StreamEvent]:
-            stream = provider(model, context, options)
-            return self._summary_timed(stream, model, context, kind, prompt_cache_key(model, options))
+            clock = RequestClock()
+            stream = provider(model, context, replace(options, clock=clock))
+            cache_key = prompt_cache_key(model, options)
+            return self._summary_timed(stream, model, context, kind, cache_key, clock)
 
         return call
 
@@ -154,6 +179,7 @@ class RequestRecorder:
         context: LlmContext,
         kind: RequestKind,
         cache_key: str | None,
+        clock: RequestClock,
     ) -> AsyncIterator[StreamEvent]:
         started, time_ms = time.monotonic(), int(time.time() * 1000)
         first: float | None = None
@@ -163,6 +189,7 @@ class RequestRecorder:
             reply = event.message or event.partial
             # A failed or cancelled summary leaves nothing behind: the branch must not move for it.
             if event.terminal and not reply.failed and self._store.writable:
+                ttft, duration, sent_ms = _timings(started, time_ms, clock, first)
                 record = build_request_record(
                     model=model,
                     system_prompt=context.system_prompt,
@@ -171,9 +198,9 @@ class RequestRecorder:
                     entry_ids=[None] * len(context.messages),
                     kind=kind,
                     response=reply,
-                    ttft_ms=(first - started) * 1000 if first is not None else None,
-                    duration_ms=(time.monotonic() - started) * 1000,
-                    time_ms=time_ms,
+                    ttft_ms=ttft,
+                    duration_ms=duration,
+                    time_ms=sent_ms,
                     cache=self._cache,
                     cache_key=cache_key,
                 )

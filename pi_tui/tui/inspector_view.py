@@ -19,6 +19,7 @@ from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.blame import DIALECT_CAUSES, drift_cause, drift_cost
 from pi_tui.context.accounting.drift import DriftEvent
+from pi_tui.context.accounting.geometry import used_how
 from pi_tui.context.accounting.ledger import BranchLedger, Zone
 from pi_tui.context.accounting.measure import keyed_sent_messages, message_key
 from pi_tui.context.accounting.record import RecordUsage
@@ -189,15 +190,12 @@ def _n(value: int) -> str:
 
 
 def usage_line(data: InspectorData) -> str:
-    """`used / window (percent)`, with `?` after a compaction until a reply reports usage (pi §11.1)."""
-    window = data.geometry.context_window
-    usage = data.usage
-    if usage is None:
+    """`used / window (percent)`: the budget's one used figure, marked when no reply reported usage."""
+    geometry = data.geometry
+    window = geometry.context_window
+    if window <= 0:
         return "Context ? / ? (no context window known)"
-    if usage.tokens is None or usage.percent is None:
-        return f"Context ? / {_n(window)} (no usage since the last compaction)"
-    estimated = "" if usage.source == "usage" else " estimated"
-    return f"Context {_n(usage.tokens)} / {_n(window)} ({usage.percent:.1f}%{estimated})"
+    return f"Context {_n(geometry.used_tokens)} / {_n(window)} ({used_how(geometry)})"
 
 
 def latest_usage(data: InspectorData) -> RecordUsage | None:

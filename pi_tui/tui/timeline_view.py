@@ -12,13 +12,15 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, TypeAlias
 
+from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.loss_audit import LossAudit
 from pi_tui.context.compaction.pins import Pin
-from pi_tui.context.compaction.preview import CompactionPreview, PreviewItem
+from pi_tui.context.compaction.preview import CompactionPreview, PreviewItem, rows_text
 from pi_tui.context.compaction.summary_diff import SectionDiff
 from pi_tui.session.compaction_ops import preview_for_store
 from pi_tui.session.compaction_pins import active_pins
+from pi_tui.session.compaction_sizes import RequestPrefix, preview_size_text, size_text
 from pi_tui.session.compaction_timeline import (
     CompactionRecord,
     audit_compaction,
@@ -77,13 +79,6 @@ def local_time(timestamp: str) -> str:
     return parsed.astimezone().strftime("%m-%d %H:%M:%S")
 
 
-def tokens_text(before: int, after: int | None) -> str:
-    if after is None:
-        return f"{before:,} → {UNKNOWN_VALUE}"
-    saved = round(100 * (before - after) / before) if before else 0
-    return f"{before:,} → {after:,} (-{saved}%)"
-
-
 def row_for(record: CompactionRecord) -> TimelineRow:
     missing = sum(counts["missing"] for counts in record.audit.values())
     listed = sum(counts["listed"] for counts in record.audit.values())
@@ -92,7 +87,7 @@ def row_for(record: CompactionRecord) -> TimelineRow:
         branch=ON_BRANCH_MARKER if record.on_current_branch else "",
         time=local_time(record.timestamp),
         reason=record.reason + (" (hook)" if record.from_hook else ""),
-        tokens=tokens_text(record.tokens_before, record.tokens_after),
+        tokens=size_text(record.size),
         model=record.model or NO_MODEL,
         audit=f"{missing}/{listed}",
     )
@@ -194,12 +189,11 @@ def _rows(kind: PreviewRowKind, items: list[PreviewItem]) -> list[PreviewRow]:
 def next_compaction(preview: CompactionPreview | str) -> NextCompaction:
     if isinstance(preview, str):
         return NextCompaction(unavailable=preview)
-    summarised = preview.summarized + preview.turn_prefix
     facts = (
         ("Cut before", preview.first_kept_entry_id + (" (split turn)" if preview.is_split_turn else "")),
-        ("Summarised", f"{len(summarised)} messages, ~{sum(item.tokens for item in summarised):,} tokens"),
-        ("Kept", f"{len(preview.kept)} messages, ~{sum(item.tokens for item in preview.kept):,} tokens"),
-        ("Tokens", f"{preview.tokens_before:,} → ~{preview.tokens_after_estimate:,}"),
+        ("Summarised", rows_text(preview.summarised_rows)),
+        ("Kept", rows_text(preview.kept)),
+        ("Tokens", preview_size_text(preview)),
         ("Summary budget", f"{preview.summary_budget:,} tokens"),
     )
     rows = (
@@ -218,9 +212,15 @@ PAUSED_AFTER_RESTORE = (
 )
 
 
-def preview_for(store: SessionStore, settings: CompactionSettings) -> NextCompaction:
-    """The next compaction's preview (no model call)."""
-    preview = next_compaction(preview_for_store(store, settings))
+def preview_for(
+    store: SessionStore,
+    settings: CompactionSettings,
+    *,
+    model: ModelConfig | None = None,
+    prefix: RequestPrefix | None = None,
+) -> NextCompaction:
+    """The next compaction's preview (no model call); `model` and `prefix` as `preview_for_store`."""
+    preview = next_compaction(preview_for_store(store, settings, model=model, prefix=prefix))
     if restore_hold(store) is not None:
         preview = replace(preview, paused=PAUSED_AFTER_RESTORE)
     return preview
@@ -253,7 +253,12 @@ class CompactionDetailData:
 
 
 def detail_for(
-    store: SessionStore, compaction_id: str, settings: CompactionSettings
+    store: SessionStore,
+    compaction_id: str,
+    settings: CompactionSettings,
+    *,
+    model: ModelConfig | None = None,
+    prefix: RequestPrefix | None = None,
 ) -> CompactionDetailData | None:
     """The detail of one compaction, or None when `compaction_id` is not a compaction of `store`."""
     entry = store.get_entry(compaction_id)
@@ -266,7 +271,7 @@ def detail_for(
     if record is not None:
         facts += [
             ("Reason", record.reason),
-            ("Tokens", tokens_text(record.tokens_before, record.tokens_after)),
+            ("Tokens", size_text(record.size)),
             ("Model", record.model or NO_MODEL),
             ("Branch", "current" if record.on_current_branch else "other"),
         ]
@@ -285,5 +290,5 @@ def detail_for(
         unchanged=tuple(section.heading for section in diff if section.status == "unchanged"),
         audit=audit_rows(audit, active_pins(store)),
         audit_note=note,
-        preview=preview_for(store, settings),
+        preview=preview_for(store, settings, model=model, prefix=prefix),
     )

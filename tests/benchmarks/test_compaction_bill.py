@@ -23,7 +23,7 @@ def test_inline_summaries_read_the_history_from_cache_and_keep_the_bill_near_ide
 
 
 def test_a_compaction_at_the_threshold_summarises_inline_and_reads_its_input_from_cache() -> None:
-    bills = measure(threshold_plans(6))
+    bills = measure(threshold_plans(16, reserve=8_000))
     calls = bills["inline"].summary_calls
     assert calls and all(call.kind == "inline" and call.cached >= 0.9 * call.prompt for call in calls)
     assert bills["serialise"].summary_calls and all(

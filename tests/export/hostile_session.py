@@ -121,7 +121,7 @@ def hostile_session(tmp_path: Path) -> Hostile:
         "## Goal\nDo the thing\n\n## Progress\n- step one\n- step two",
         reply.id,
         6000,
-        {"reason": "manual", "tokensAfter": 400},
+        {"reason": "manual", "requestTokensBefore": 6200, "requestTokensAfter": 400},
     )
     store.append_label(first.id, f"start {SCRIPT}")
     main_leaf = store.leaf_id

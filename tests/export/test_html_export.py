@@ -92,7 +92,7 @@ def test_compactions_show_summaries_and_the_diff(tmp_path: Path) -> None:
     first, second = hostile.compactions
     assert {f"compaction-{first}", f"compaction-{second}"} <= parsed.ids()
     text = parsed.all_text
-    assert "5,000 → ?" in text and "6,000 → 400" in text and "manual" in text and "threshold" in text
+    assert "5,000 → ?" in text and "~6,200 → ~400 (-94%)" in text and "manual" in text and "threshold" in text
     added = [attrs for tag, attrs in parsed.tags if tag == "span" and ("class", "add") in attrs]
     assert added  # the second summary adds "- step two" to Progress
     assert "+- step two" in text and "-Do the thing " + SCRIPT in text

@@ -6,6 +6,7 @@ The commands are called through `run_*_command` (cli.py registers them), each in
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import shutil
@@ -14,7 +15,11 @@ import sys
 from pathlib import Path
 
 from pi_tui.config.paths import session_dir_for_cwd, sessions_root
+from pi_tui.context.accounting.record import messages_size
 from pi_tui.context.compaction.inline_prompts import STOP_PREAMBLE
+from pi_tui.context.compaction.preview import CompactionPreview, PreviewItem
+from pi_tui.modes.compaction_commands import print_preview
+from pi_tui.session.branch_model import branch_model
 from pi_tui.session.entries import CompactionEntry, CustomEntry
 from pi_tui.session.store import SessionStore
 from tests.context.compaction.session_support import long_session
@@ -51,8 +56,14 @@ def test_timeline_as_json_and_text(tmp_path: Path, pi_fixtures: Path) -> None:
     rows = json.loads(result.stdout)
     assert [row["id"] for row in rows] == ["4db33679", "f66ec6cb", "25ab72d3"]
     assert rows[0]["reason"] == "unknown" and rows[0]["tokensBefore"] == 9400 and rows[0]["onCurrentBranch"]
+    # pi's entries say nothing comparable about the size after, and no request after them was recorded.
+    assert (rows[0]["tokensAfter"], rows[0]["tokensAfterSource"], rows[0]["entryTokensBefore"]) == (
+        None,
+        None,
+        9400,
+    )
     text = run("compactions", str(path), cwd=tmp_path)
-    assert "* 4db33679" in text.stdout and "9400 ->       ?" in text.stdout
+    assert "* 4db33679" in text.stdout and "9,400 -> ?" in text.stdout
 
 
 def test_show_one_compaction(tmp_path: Path, pi_fixtures: Path) -> None:
@@ -80,10 +91,42 @@ def test_preview_uses_the_settings_and_calls_no_model(tmp_path: Path, pi_fixture
     assert preview["firstKeptEntryId"] == "413e3f77" and preview["isSplitTurn"] is False
     assert [item["id"] for item in preview["kept"]] == ["413e3f77", "11edc4f8"]
     assert preview["summarized"][0] == {"id": "62859023", "role": "user", "tokens": 1065}
-    assert preview["tokensBefore"] == 6100
+    # The whole request as a record measures it: no request was recorded, so the messages alone (pi's
+    # own figure, 6,100, is the last reported usage plus chars/4).
+    store = SessionStore.open(path, migrate=False)
+    model, _ = branch_model(store)
+    context = store.build_context()
+    assert preview["tokensBefore"] == messages_size(model, context.messages, context.entry_ids)
+    assert preview["tokensAfterEstimate"] < preview["tokensBefore"]
     text = run("compact", str(path), "--preview", cwd=tmp_path).stdout
     assert text.startswith("Cut before 413e3f77\nSummarised: 6 messages")
     assert path.read_bytes() == (pi_fixtures / "pi-sessions" / "c-auto-compaction.jsonl").read_bytes()
+
+
+def test_preview_counts_the_rows_it_lists() -> None:
+    # A split turn: one older message and the turn's own start are summarised, one message is kept.
+    preview = CompactionPreview(
+        first_kept_entry_id="a2",
+        first_kept_index=3,
+        is_split_turn=True,
+        summarized=[PreviewItem("u1", "user", 40)],
+        turn_prefix=[PreviewItem("u2", "user", 12)],
+        kept=[PreviewItem("a2", "assistant", 30)],
+        tokens_before=1300,
+        tokens_after_estimate=700,
+        summary_budget=800,
+        has_previous_summary=False,
+        read_files=[],
+        modified_files=[],
+    )
+    out = io.StringIO()
+    print_preview(preview, out)
+    lines = out.getvalue().splitlines()
+    listed = [line for line in lines if line.startswith("  summarised ")]
+    assert len(listed) == 2
+    assert lines[1] == "Summarised: 2 messages, ~52 tokens (of which turn prefix: 1 message)"
+    assert lines[2] == "Kept: 1 message, ~30 tokens"
+    assert lines[3] == "Tokens (whole request): ~1,300 -> ~700 (-46%) (summary up to 800)"
 
 
 def test_restore_prints_the_new_leaf_and_persists_it(tmp_path: Path, pi_fixtures: Path) -> None:

@@ -10,8 +10,8 @@ from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import CompactionSummaryMessage, TextContent, UserMessage
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
 from pi_tui.config.settings import CompactionSettings
+from pi_tui.context.accounting.record import messages_size
 from pi_tui.context.compaction.pins import Pin
-from pi_tui.context.compaction.token_estimate import estimate_tokens
 from pi_tui.session.compaction_ops import (
     RESTORE_CUSTOM_TYPE,
     compact_store,
@@ -51,6 +51,8 @@ async def test_compaction_appends_a_pi_valid_entry_and_rebuilds(tmp_path: Path, 
     store = long_session(tmp_path)
     prepared = prepare_for_store(store, SMALL)
     assert prepared is not None
+    prepared_leaf = store.leaf_id
+    assert prepared_leaf is not None
     provider = ScriptedProvider([ScriptedReply(text="## Goal\nShip")])
     outcome = await _compact(store, provider, reason="threshold")
     assert outcome.ok and outcome.error is None
@@ -70,7 +72,11 @@ async def test_compaction_appends_a_pi_valid_entry_and_rebuilds(tmp_path: Path, 
     assert list(details)[:2] == ["readFiles", "modifiedFiles"]
     assert details["readFiles"] == ["src/mod1.py"] and details["modifiedFiles"] == []
     assert details["reason"] == "threshold" and details["model"] == "test/sum-model"
-    assert details["tokensAfter"] == outcome.tokens_after and details["pinned"] == []
+    assert details["pinned"] == [] and "tokensAfter" not in details
+    assert (details["requestTokensBefore"], details["requestTokensAfter"]) == (
+        outcome.size.before,
+        outcome.size.after,
+    )
     assert details["summaryUsage"][0]["totalTokens"] > 0 and details["durationMs"] >= 0
 
     reopened = SessionStore.open(store.path)
@@ -78,7 +84,12 @@ async def test_compaction_appends_a_pi_valid_entry_and_rebuilds(tmp_path: Path, 
     assert isinstance(context.messages[0], CompactionSummaryMessage)
     assert context.messages[0].summary == outcome.summary
     assert context.entry_ids[1] == outcome.first_kept_entry_id
-    assert outcome.tokens_after == sum(estimate_tokens(message) for message in context.messages)
+    # No prefix given and no request recorded: the whole request is its messages, as a record counts them.
+    assert outcome.size.after == messages_size(MODEL, context.messages, context.entry_ids)
+    before = SessionStore.open(store.path)
+    before.branch(prepared_leaf)
+    old = before.build_context()
+    assert outcome.size.before == messages_size(MODEL, old.messages, old.entry_ids) > outcome.size.after
 
 
 async def test_refusals_and_failures_are_values_with_pi_texts(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
 from pi_tui.session.compaction_ops import compact_store, restore_before
+from pi_tui.session.compaction_sizes import ShownSize
 from pi_tui.session.compaction_timeline import (
     audit_compaction,
     diff_compaction,
@@ -30,8 +31,12 @@ def test_pi_compactions_have_unknown_reason_and_no_tokens_after(tmp_path: Path, 
     records = list_compactions(store)
     assert [record.entry_id for record in records] == ["4db33679", "f66ec6cb", "25ab72d3"]
     first = records[0]
-    assert (first.reason, first.tokens_after, first.model) == ("unknown", None, None)
-    assert (first.tokens_before, first.first_kept_entry_id) == (9400, "603daa5d")
+    assert (first.reason, first.size.after, first.model) == ("unknown", None, None)
+    assert (first.size.before, first.entry_tokens_before, first.first_kept_entry_id) == (
+        9400,
+        9400,
+        "603daa5d",
+    )
     assert all(record.on_current_branch for record in records)
     assert first.summary_length == len(store.get_entry("4db33679").summary)  # type: ignore[union-attr]
     assert first.audit["path"]["found"] >= 1
@@ -83,6 +88,7 @@ async def test_timeline_covers_other_branches_and_records_our_details(tmp_path: 
         (first.entry_id, False, "manual"),
         (second.entry_id, True, "overflow"),
     ]
-    assert records[0].tokens_after == first.tokens_after and records[0].model == "test/sum-model"
+    assert records[0].size == ShownSize(first.size.before, first.size.after, "estimate")
+    assert records[0].model == "test/sum-model"
     assert records[1].audit["command"] == {"found": 1, "listed": 1, "missing": 1}  # `pytest -x`
     assert records[1].to_json_obj()["firstKeptEntryId"] == second.first_kept_entry_id

@@ -81,8 +81,10 @@ def test_records_on_the_branch_come_back_with_no_drift() -> None:
     assert [event.cache_read for event in later if event] == [100, 120]
     assert data.prefix is not None and data.prefix.source == "record"
     assert data.prefix.tokens == measure_prefix(PROMPT, TOOLS).tokens
-    assert data.geometry.prefix_known and data.geometry.split.prefix == data.prefix.tokens
+    geometry = data.geometry
+    assert geometry.prefix_known and geometry.split.prefix == geometry.calibration.prefix(data.prefix.tokens)
     assert data.usage is not None and data.usage.tokens == 145 and data.usage.source == "usage"
+    assert geometry.used_tokens == geometry.split.used == 145 and geometry.reported_tokens == 145
 
 
 def test_record_limit_keeps_the_newest() -> None:
@@ -129,7 +131,8 @@ def test_usage_is_unknown_after_compaction_and_the_boundary_is_computed() -> Non
     settings = Settings(compaction=CompactionSettings(keep_recent_tokens=8))
     before = build_inspector_data(store, settings, MODEL)
     assert before.geometry.boundary is not None
-    assert 0 < before.geometry.boundary.tokens_kept < before.context_tokens
+    split = before.geometry.split
+    assert 0 < before.geometry.boundary.tokens_kept < split.summary + split.kept + split.new_tail
     kept = before.geometry.boundary.entry_id
     store.append_compaction("summary of the early turns", kept, 200)
     data = build_inspector_data(store, settings, MODEL)

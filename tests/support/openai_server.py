@@ -10,7 +10,9 @@ finished body. A reply may carry a `fault` label, and the labels of the replies 
 `PromptCache`, each chat completion's usage is the one that cache emulates (see `_with_emulated_cache`).
 With `keep_alive=True` a connection serves request after request until a reply ends it early (dropped,
 cut or stalled) or the client closes it; `connections_accepted` and `open_connections` count the TCP
-connections. GET requests are answered from `get_routes`.
+connections. GET requests are answered from `get_routes`. With `count_prompt` set, every scripted usage
+reports the prompt tokens that function counts in the request body (a server that ignores part of the
+request, say).
 A POST to `/v1/responses` takes from the same queue and streams as the Responses API does (event dicts
 framed with `event:` lines, no `[DONE]`; builders in `tests.support.responses_stream`).
 """
@@ -41,6 +43,8 @@ class StreamReply:
     drop_after: int | None = None
     stall_after: int | None = None
     delay_s: float = 0.0
+    first_byte_delay_s: float = 0.0
+    """How long the server thinks before it sends anything (the status line included)."""
     hold_headers: bool = False
     """Send nothing at all (not even the status line) until the client gives up."""
     cut_after_bytes: int | None = None
@@ -98,6 +102,7 @@ class OpenAIServer:
         self.get_requests: list[str] = []
         self.responder: Callable[[Any], Reply | None] | None = None
         """Answers a request from its body before the queue is asked (None: take the next queued reply)."""
+        self.count_prompt: Callable[[dict[str, Any]], int] | None = None
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -170,6 +175,8 @@ class OpenAIServer:
             self.faults_served.append(reply.fault)
         if self.cache is not None and isinstance(reply, StreamReply) and path.endswith("/chat/completions"):
             reply = self._with_emulated_cache(body, reply)
+        if self.count_prompt is not None and isinstance(reply, StreamReply) and isinstance(body, dict):
+            reply = self._with_counted_prompt(self.count_prompt(body), reply)
         if isinstance(reply, StreamReply) and path.endswith("/responses"):
             from tests.support.responses_stream import as_responses_stream  # it builds on this module
 
@@ -206,6 +213,15 @@ class OpenAIServer:
             chunks.append(chunk(no_choices=True, usage=result.usage(0, openrouter_style=style)))
         return replace(reply, chunks=chunks)
 
+    def _with_counted_prompt(self, prompt: int, reply: StreamReply) -> StreamReply:
+        chunks: list[dict[str, Any] | str] = []
+        for item in reply.chunks:
+            if isinstance(item, dict) and isinstance(item.get("usage"), dict):
+                completion = item["usage"].get("completion_tokens")
+                item = {**item, "usage": usage(prompt, completion if isinstance(completion, int) else 0)}
+            chunks.append(item)
+        return replace(reply, chunks=chunks)
+
     async def _send_error(self, writer: asyncio.StreamWriter, reply: ErrorReply) -> None:
         if reply.body is None:
             payload = b""
@@ -232,6 +248,8 @@ class OpenAIServer:
         if reply.hold_headers:
             await self._wait_for_close(reader)
             return False
+        if reply.first_byte_delay_s:
+            await asyncio.sleep(reply.first_byte_delay_s)
         head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
         writer.write((head + self._connection_header + "\r\n\r\n").encode())
         if reply.cut_after_bytes is not None:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import Settings
+from pi_tui.context import resources
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
@@ -14,7 +19,22 @@ from pi_tui.session.services import AgentSessionServices
 from pi_tui.session.store import SessionStore
 from pi_tui.tui.app import PiTuiApp
 
+from .conftest import PROJECT
+
 MODEL = ModelConfig(id="scripted-model", provider="scripted", context_window=32_000, reasoning=True)
+
+
+def fix_prompt_place_and_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The system prompt names the README of the checkout, the project folder and the day; each varies by
+    clone, by run (pytest numbers its temporary folders) and by date, and so would every figure that
+    counts the prompt (the prefix, and the calibration against what the model reported)."""
+    monkeypatch.setattr(resources, "package_readme_path", lambda: Path("/opt/pi-tui/README.md"))
+    build = resources.build_system_prompt
+
+    def fixed_place_and_day(**fields: Any) -> Any:
+        return build(**{**fields, "cwd": PROJECT, "date": datetime.date(2026, 1, 15)})
+
+    monkeypatch.setattr(resources, "build_system_prompt", fixed_place_and_day)
 
 
 def make_chat_app(

@@ -27,7 +27,6 @@ from pi_tui.tui.timeline_view import (
     preview_for,
     summary_markdown,
     timeline_rows,
-    tokens_text,
 )
 from pi_tui.tui.widgets.compaction_detail import TAB_AUDIT, TAB_DIFF, TAB_NEXT, AuditEntry, CompactionDetail
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
@@ -72,15 +71,23 @@ def test_rows_mark_compactions_left_behind_by_a_restore(store: SessionStore) -> 
 
 
 def test_rows_show_pi_tui_details(store: SessionStore) -> None:
-    details = {"tokensAfter": 2350, "model": "local/qwen", "reason": "threshold"}
+    details = {
+        "requestTokensBefore": 9800,
+        "requestTokensAfter": 2450,
+        "model": "local/qwen",
+        "reason": "threshold",
+    }
     entry = store.append_compaction("## Goal\nship it", THIRD, 9400, details, from_hook=False)
     row = timeline_rows(store)[-1]
     assert row.compaction_id == entry.id
-    assert (row.reason, row.model, row.tokens) == ("threshold", "local/qwen", "9,400 → 2,350 (-75%)")
+    assert (row.reason, row.model, row.tokens) == ("threshold", "local/qwen", "~9,800 → ~2,450 (-75%)")
 
 
-def test_tokens_text_without_a_before_count() -> None:
-    assert tokens_text(0, 0) == "0 → 0 (-0%)"
+def test_an_old_messages_only_figure_is_not_compared_with_the_whole_request(store: SessionStore) -> None:
+    # Entries written before both sides measured the whole request kept the messages alone after.
+    details = {"tokensAfter": 2350, "model": "local/qwen", "reason": "threshold"}
+    store.append_compaction("## Goal\nship it", THIRD, 9400, details, from_hook=False)
+    assert timeline_rows(store)[-1].tokens == "9,400 → ?"
 
 
 def test_detail_diffs_against_the_previous_summary(store: SessionStore) -> None:

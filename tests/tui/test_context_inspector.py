@@ -40,7 +40,7 @@ from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets.budget_bar import BudgetBar, bar_cells, marker_column
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 
-from .chat_fixtures import MODEL
+from .chat_fixtures import MODEL, fix_prompt_place_and_day
 
 SIZE = (120, 40)
 THEMES = ["pi-dark", "pi-light"]
@@ -237,12 +237,19 @@ async def test_headline_says_when_the_reserve_was_held_to_half_the_window(tmp_pa
     )
 
 
-async def test_usage_is_unknown_after_a_compaction(tmp_path: Path) -> None:
+async def test_after_a_compaction_the_pane_shows_the_estimate_the_bar_is_made_of(tmp_path: Path) -> None:
     session = await run_session(tmp_path, [ScriptedReply(text="## Goal\nFinish the todo list.")])
     outcome = await session.compact()
     assert outcome.entry_id is not None
     inspected = inspect(session)
-    assert usage_line(inspected.data) == "Context ? / 32,000 (no usage since the last compaction)"
+    geometry = inspected.data.geometry
+    assert inspected.data.usage is not None and inspected.data.usage.tokens is None  # pi's figure: "?"
+    assert geometry.used_source == "estimate" and geometry.used_tokens == geometry.split.used > 0
+    percent = geometry.used_tokens / 32_000 * 100
+    assert (
+        usage_line(inspected.data)
+        == f"Context {geometry.used_tokens:,} / 32,000 ({percent:.1f}%; all estimated)"
+    )
     zones = [m.zone for m in inspected.texts.messages]
     assert zones[0] == "summary" and "kept" in zones
 
@@ -377,7 +384,7 @@ async def test_a_giant_text_is_capped_in_the_detail(tmp_path: Path) -> None:
         assert "Showing the first 40,000 of 65,007 characters." in str(inspector.detail_title.render())
 
 
-async def test_question_mark_and_drift_alert_in_the_pane(tmp_path: Path) -> None:
+async def test_estimate_and_drift_alert_in_the_pane_after_a_compaction(tmp_path: Path) -> None:
     session = await run_session(
         tmp_path, [ScriptedReply(text="ok", usage=ScriptedUsage(input=900)), ScriptedReply(text="## Goal")]
     )
@@ -390,7 +397,8 @@ async def test_question_mark_and_drift_alert_in_the_pane(tmp_path: Path) -> None
         await pilot.pause()
         inspector = app.query_one(ContextInspector)
         headline = str(inspector.headline.render())
-        assert headline.startswith("Context ? / 32,000")
+        assert headline.startswith(f"Context {inspected.data.geometry.used_tokens:,} / 32,000 (")
+        assert "all estimated" in headline.split("\n")[0]
         drift = str(inspector.drift.render())
         assert drift.startswith("Drift: system prompt part changed at tools")
         assert inspector.drift.has_class("-drifted")
@@ -430,5 +438,7 @@ async def select_tool_row(pilot: Pilot[Any]) -> None:
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_snapshot(snap_compare: Any, tmp_path: Path, theme: str) -> None:
+def test_snapshot(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, theme: str) -> None:
+    # The figures are calibrated by the recorded requests, which hold the real prompt.
+    fix_prompt_place_and_day(monkeypatch)
     assert snap_compare(snapshot_app(tmp_path, theme), terminal_size=SIZE, run_before=select_tool_row)

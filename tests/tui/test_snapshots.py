@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +9,12 @@ import pytest
 from textual.pilot import Pilot
 
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall, ScriptedUsage
-from pi_tui.context import resources
 from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.widgets import conversation
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 
-from .chat_fixtures import make_chat_app
+from .chat_fixtures import fix_prompt_place_and_day, make_chat_app
 from .conftest import PROJECT
 from .pilot_helpers import settle
 
@@ -70,15 +68,7 @@ def test_chat_after_a_tool_call(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setattr(conversation, "clock", lambda: 100.0)
-    # The prompt names the README of the checkout, the project folder and the day; each varies by clone,
-    # by run (pytest numbers its temporary folders) and by date, and so would the prefix's token count.
-    monkeypatch.setattr(resources, "package_readme_path", lambda: Path("/opt/pi-tui/README.md"))
-    build = resources.build_system_prompt
-
-    def fixed_place_and_day(**fields: Any) -> Any:
-        return build(**{**fields, "cwd": PROJECT, "date": datetime.date(2026, 1, 15)})
-
-    monkeypatch.setattr(resources, "build_system_prompt", fixed_place_and_day)
+    fix_prompt_place_and_day(monkeypatch)
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "todo.md").write_text("- write the parser\n- add tests\n- ship it\n")
     replies = [

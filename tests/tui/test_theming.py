@@ -16,6 +16,7 @@ from textual.widgets import OptionList
 
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.config.paths import pi_tui_home, settings_path
+from pi_tui.context.accounting.calibration import UNCALIBRATED
 from pi_tui.context.accounting.geometry import BudgetGeometry, BudgetSplit
 from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens.dialogs import ChoiceDialog
@@ -272,10 +273,12 @@ class BarHost(ThemedApp[None]):
             auto_compaction=True,
             used_tokens=split.used,
             used_source="estimate",
+            reported_tokens=0,
             tokens_left=14_000 - split.used,
             boundary=None,
             split=split,
             prefix_known=True,
+            calibration=UNCALIBRATED,
         )
 
 

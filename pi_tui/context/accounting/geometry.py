@@ -1,8 +1,12 @@
 """Budget geometry (R8.3): the window, the reserve, the auto-compaction threshold and how the window is
 currently split between the static prefix, the summary, the kept tail, the new tail and free space.
 
-The split is built from token counts of the parts, so it always adds up: `prefix + summary + kept +
-new_tail + free + reserve == max(window, used)`, where `reserve` shrinks once the used part eats into it.
+One figure for what the context uses, computed once here, and every other number read from it: the
+provider-reported size of the last request plus the calibrated estimate of what came after it, or, with
+no usable report, the calibrated estimate of the whole request (see `calibration`). The split adds up
+to it (`prefix + summary + kept + new_tail == used_tokens`, the message parts apportioned by their token
+counts), `free` is the room left before auto-compaction, equal to `tokens_left`, and the split always
+fills `max(window, used)`: `reserve` shrinks once the used part eats into it.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass
 
 from pi_tui.config.bounds import reserve_note, reserve_within_window
 from pi_tui.config.settings import CompactionSettings
+from pi_tui.context.accounting.calibration import UNCALIBRATED, Calibration
 from pi_tui.context.accounting.ledger import BranchLedger, ContextUsage, UsageSource
 from pi_tui.context.path_items import PathItem
 
@@ -25,7 +30,7 @@ would be cut. The session layer passes the compaction algorithm's answer (`find_
 class KeepBoundary:
     entry_id: str
     tokens_kept: int
-    """tiktoken total of the context messages from the boundary to the leaf."""
+    """The context messages from the boundary to the leaf, in the split's (calibrated) units."""
 
 
 @dataclass(frozen=True)
@@ -55,16 +60,42 @@ class BudgetGeometry:
     keep_recent_tokens: int
     auto_compaction: bool
     used_tokens: int
-    """Provider-anchored context usage when known, else the sum of the split's used parts."""
+    """What the context uses: see the module docstring. The split's used parts add up to it."""
     used_source: UsageSource
+    reported_tokens: int
+    """The part of `used_tokens` the provider reported (0 when all of it is estimated)."""
     tokens_left: int
-    """Before auto-compaction triggers; 0 once past the threshold."""
+    """Before auto-compaction triggers; 0 once past the threshold (always `split.free`)."""
     boundary: KeepBoundary | None
     split: BudgetSplit
     prefix_known: bool
-    """False when no system prompt / tools were measured (e.g. a pi session without request records)."""
+    """False when no system prompt / tools were measured (e.g. a pi session without request records):
+    the prefix is then what the reported usage leaves after the messages, or 0 without usage."""
+    calibration: Calibration
     reserve_note: str | None = None
     """Set when a reserve the settings set was more than half the window and half is used instead."""
+
+    @property
+    def estimated_tokens(self) -> int:
+        return self.used_tokens - self.reported_tokens
+
+    @property
+    def prefix_text(self) -> str:
+        """The prefix's figure as every view shows it (`~` and why when it was not measured)."""
+        if self.prefix_known:
+            return f"{self.split.prefix:,}"
+        return f"~{self.split.prefix:,} (inferred)" if self.split.prefix else "? (unknown)"
+
+
+def used_how(geometry: BudgetGeometry) -> str:
+    """The used figure's share of the window and how much of it was reported, for every view."""
+    window = geometry.context_window
+    percent = f"{geometry.used_tokens / window * 100:.1f}%; " if window > 0 else ""
+    if geometry.used_source != "usage":
+        return f"{percent}all estimated"
+    if not geometry.estimated_tokens:
+        return f"{percent}reported"
+    return f"{percent}{geometry.reported_tokens:,} reported + {geometry.estimated_tokens:,} estimated"
 
 
 def split_budget(
@@ -76,6 +107,20 @@ def split_budget(
     return BudgetSplit(prefix, summary, kept, new_tail, free, reserve_part)
 
 
+def apportion(total: int, weights: Sequence[int]) -> list[int]:
+    """`total` split in proportion to `weights` (largest remainder), summing to `total` exactly; with no
+    weight at all everything goes to the last part."""
+    weight = sum(weights)
+    if weight <= 0:
+        return [0] * (len(weights) - 1) + [total] if weights else []
+    exact = [total * part / weight for part in weights]
+    shares = [int(value) for value in exact]
+    order = sorted(range(len(weights)), key=lambda i: exact[i] - shares[i], reverse=True)
+    for index in order[: total - sum(shares)]:
+        shares[index] += 1
+    return shares
+
+
 def budget_geometry(
     ledger: BranchLedger,
     *,
@@ -84,31 +129,35 @@ def budget_geometry(
     prefix_tokens: int | None,
     usage: ContextUsage | None,
     boundary_fn: BoundaryFn | None = None,
+    calibration: Calibration = UNCALIBRATED,
 ) -> BudgetGeometry:
-    """The geometry of the ledger's branch. `prefix_tokens` is system prompt + tool schemas (None:
-    unknown, counted as 0 and flagged)."""
+    """The geometry of the ledger's branch. `prefix_tokens` is system prompt + tool schemas as measured
+    (None: unknown); `calibration` corrects every estimate (see `calibration`)."""
     reserve = reserve_within_window(settings.reserve_tokens, context_window)
     threshold = context_window - reserve
-    split = split_budget(
-        context_window,
-        reserve,
-        prefix_tokens or 0,
-        ledger.zone_tokens["summary"],
-        ledger.zone_tokens["kept"],
-        ledger.zone_tokens["new"],
-    )
-    used: int
+    zones = [ledger.zone_tokens["summary"], ledger.zone_tokens["kept"], ledger.zone_tokens["new"]]
+    raw_messages = sum(zones)
+    prefix = calibration.prefix(prefix_tokens or 0)
     source: UsageSource
     if usage is not None and usage.tokens is not None and usage.source == "usage":
-        used, source = usage.tokens, usage.source
+        reported = usage.usage_tokens
+        used, source = reported + calibration.messages(usage.trailing_tokens), "usage"
+        if prefix_tokens is None:  # what the report holds beyond the messages is the unmeasured prefix
+            prefix = max(0, used - calibration.messages(raw_messages))
     else:
-        used, source = split.used, "estimate"
+        reported = 0
+        used, source = calibration.request(prefix_tokens or 0, raw_messages), "estimate"
+    prefix = min(prefix, used)
+    messages = used - prefix
+    summary, kept, new_tail = apportion(messages, zones)
+    split = split_budget(context_window, reserve, prefix, summary, kept, new_tail)
     boundary = None
     if boundary_fn is not None:
         entry_id = boundary_fn(ledger.items, settings)
-        kept = ledger.tokens_from(entry_id) if entry_id is not None else None
-        if entry_id is not None and kept is not None:
-            boundary = KeepBoundary(entry_id, kept)
+        kept_raw = ledger.tokens_from(entry_id) if entry_id is not None else None
+        if entry_id is not None and kept_raw is not None:
+            scaled = round(kept_raw * messages / raw_messages) if raw_messages else 0
+            boundary = KeepBoundary(entry_id, scaled)
     return BudgetGeometry(
         context_window=context_window,
         reserve_tokens=reserve,
@@ -117,9 +166,11 @@ def budget_geometry(
         auto_compaction=settings.enabled,
         used_tokens=used,
         used_source=source,
-        tokens_left=max(0, threshold - used),
+        reported_tokens=reported,
+        tokens_left=split.free,
         boundary=boundary,
         split=split,
         prefix_known=prefix_tokens is not None,
+        calibration=calibration,
         reserve_note=reserve_note("compaction.reserveTokens", settings, context_window),
     )

@@ -24,7 +24,7 @@ from pydantic.alias_generators import to_camel
 
 from pi_tui.ai.chat_request import wire_dialect
 from pi_tui.ai.messages import AgentMessage, AssistantMessage
-from pi_tui.ai.openai_messages import WireDialect
+from pi_tui.ai.openai_messages import PLAIN, WireDialect
 from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.fingerprints import common_prefix_length, extend_chain
@@ -225,6 +225,33 @@ def build_request_record(
         duration_ms=duration_ms,
         wire=wire,
     )
+
+
+def prefix_size(
+    model: ModelConfig | None,
+    system_prompt: SystemPrompt | str,
+    tools: Sequence[ToolSpec],
+    cache: MeasureCache | None = None,
+) -> int:
+    """What a request's system prompt parts and tool schemas count, as its record would measure them."""
+    measure = cache or DEFAULT_CACHE
+    dialect = wire_dialect(model) if model is not None else PLAIN
+    segments = (*system_segments(system_prompt, measure), *tool_segments(tools, measure, dialect))
+    return sum(segment.tokens for segment in segments)
+
+
+def messages_size(
+    model: ModelConfig | None,
+    messages: Sequence[AgentMessage],
+    entry_ids: Sequence[str | None],
+    cache: MeasureCache | None = None,
+) -> int:
+    """What a request's messages count, as its record would measure them (converted and transformed for
+    `model`, failed replies left out)."""
+    measure = cache or DEFAULT_CACHE
+    dialect = wire_dialect(model) if model is not None else PLAIN
+    outgoing = sent_messages(messages, entry_ids, model)
+    return sum(item.tokens for item in measure.messages([message.sent for message in outgoing], dialect))
 
 
 def _wire_facts(

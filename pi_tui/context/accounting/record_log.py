@@ -9,6 +9,7 @@ proportion to its messages, not to turns × messages.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from pi_tui.context.accounting.record import RequestKind, RequestRecord, expand_record, parse_request_record
@@ -66,6 +67,19 @@ class RecordLog:
         self._expanded.move_to_end(entry_id)
         if len(self._expanded) > self._limit:
             self._expanded.popitem(last=False)
+
+    def newest_turns(self, on_branch: Callable[[str], bool], limit: int) -> list[RequestRecord]:
+        """The newest `limit` readable turn records whose entry id `on_branch` accepts, oldest first."""
+        found: list[RequestRecord] = []
+        for index in range(len(self.entry_ids) - 1, -1, -1):
+            if len(found) >= limit:
+                break
+            entry_id = self.entry_ids[index]
+            if self.kinds[index] == "turn" and on_branch(entry_id):
+                record = self.full(entry_id)
+                if record is not None:
+                    found.append(record)
+        return found[::-1]
 
     def previous_of_same_kind(self, index: int) -> int | None:
         kind = self.kinds[index]

@@ -1,24 +1,33 @@
 """`/compact --preview` (beyond pi, R10.2): what a compaction would do, without calling a model.
 
 Shows the cut point, which items would be summarised (history and split-turn prefix) and which kept,
-with pi's chars/4 estimate for each, and tokens before / an estimate after. The summary's size is not
-known before it is written; the estimate assumes it is as large as the previous summary (an update
-mostly keeps its size) plus the file lists, and `summary_budget` gives its upper bound.
+with pi's chars/4 estimate for each (what the cut point reads), and the whole request's tokens before
+and after as the caller's `RequestSizer` measures them (the session layer measures the system prompt,
+tools and messages as a request record does). The summary's size is not known before it is written;
+the estimate assumes it is as large as the previous summary (an update mostly keeps its size) plus the
+file lists, and `summary_budget` gives its upper bound.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.file_ops import format_file_operations
 from pi_tui.context.compaction.preparation import CompactionPreparation, prepare_compaction, unprepared_reason
-from pi_tui.context.compaction.rebuilt_context import tokens_after_compaction
 from pi_tui.context.compaction.summaries import history_max_tokens
 from pi_tui.context.compaction.token_estimate import estimate_tokens
 from pi_tui.context.path_items import PathItem
+
+RequestSizer = Callable[[str, str], tuple[int, int]]
+"""(first kept entry id, summary) → the whole request's tokens before and after such a compaction."""
+
+
+def counted(count: int, noun: str) -> str:
+    """`1 message`, `2 messages`."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,11 @@ class CompactionPreview:
     read_files: list[str]
     modified_files: list[str]
 
+    @property
+    def summarised_rows(self) -> list[PreviewItem]:
+        """Every row the summaries replace, as listed: the history, then the split turn's prefix."""
+        return [*self.summarized, *self.turn_prefix]
+
     def to_json_obj(self) -> dict[str, Any]:
         return {
             "firstKeptEntryId": self.first_kept_entry_id,
@@ -73,9 +87,17 @@ def _preview_items(items: Sequence[PathItem], start: int, end: int) -> list[Prev
     return result
 
 
-def preview_from_preparation(items: Sequence[PathItem], prepared: CompactionPreparation) -> CompactionPreview:
+def rows_text(items: Sequence[PreviewItem]) -> str:
+    """`2 messages, ~310 tokens`: how many rows and their chars/4 total."""
+    return f"{counted(len(items), 'message')}, ~{sum(item.tokens for item in items):,} tokens"
+
+
+def preview_from_preparation(
+    items: Sequence[PathItem], prepared: CompactionPreparation, sizer: RequestSizer
+) -> CompactionPreview:
     read_files, modified_files = prepared.file_ops.lists()
     assumed_summary = (prepared.previous_summary or "") + format_file_operations(read_files, modified_files)
+    tokens_before, tokens_after = sizer(prepared.first_kept_entry_id, assumed_summary)
     prefix_start = prepared.turn_start_index if prepared.is_split_turn else prepared.first_kept_index
     return CompactionPreview(
         first_kept_entry_id=prepared.first_kept_entry_id,
@@ -84,8 +106,8 @@ def preview_from_preparation(items: Sequence[PathItem], prepared: CompactionPrep
         summarized=_preview_items(items, prepared.boundary_start, prepared.history_end),
         turn_prefix=_preview_items(items, prefix_start, prepared.first_kept_index),
         kept=_preview_items(items, prepared.first_kept_index, len(items)),
-        tokens_before=prepared.tokens_before,
-        tokens_after_estimate=tokens_after_compaction(items, prepared.first_kept_index, assumed_summary),
+        tokens_before=tokens_before,
+        tokens_after_estimate=tokens_after,
         summary_budget=history_max_tokens(prepared.settings.reserve_tokens),
         has_previous_summary=prepared.previous_summary is not None,
         read_files=read_files,
@@ -93,9 +115,11 @@ def preview_from_preparation(items: Sequence[PathItem], prepared: CompactionPrep
     )
 
 
-def preview_compaction(items: Sequence[PathItem], settings: CompactionSettings) -> CompactionPreview | str:
+def preview_compaction(
+    items: Sequence[PathItem], settings: CompactionSettings, sizer: RequestSizer
+) -> CompactionPreview | str:
     """The preview, or pi's reason why there is nothing to compact."""
     prepared = prepare_compaction(items, settings)
     if prepared is None:
         return unprepared_reason(items)
-    return preview_from_preparation(items, prepared)
+    return preview_from_preparation(items, prepared, sizer)

@@ -1,8 +1,8 @@
 """The context pi rebuilds from a branch, computed from `PathItem`s (pi-behaviour §3.4 step 5).
 
 Compaction needs it twice: `tokensBefore` is estimated from the context the branch rebuilds to, and
-`tokensAfter` from the context after the new compaction. This mirrors the session's
-`build_session_context` compaction rule: the latest compaction's summary first, then the items from
+the size after (`session.compaction_sizes`) from the context after the new compaction. This mirrors the
+session's `build_session_context` compaction rule: the latest compaction's summary first, then the items from
 its `firstKeptEntryId` up to it, then every item after it.
 """
 
@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from pi_tui.ai.messages import AgentMessage, CompactionSummaryMessage
-from pi_tui.context.compaction.token_estimate import estimate_tokens
 from pi_tui.context.path_items import CompactionInfo, PathItem
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -79,18 +78,3 @@ def rebuild_context(items: Sequence[PathItem]) -> list[ContextMessage]:
 
 def rebuild_messages(items: Sequence[PathItem]) -> list[AgentMessage]:
     return [part.message for part in rebuild_context(items)]
-
-
-def kept_messages(items: Sequence[PathItem], first_kept_index: int) -> list[ContextMessage]:
-    """What a new compaction appended after `items` keeps verbatim: every message from the cut on."""
-    return _emit(items[first_kept_index:])
-
-
-def tokens_after_compaction(items: Sequence[PathItem], first_kept_index: int, summary: str) -> int:
-    """chars/4 estimate of the context right after compacting `items` at `first_kept_index` with `summary`.
-
-    Pure estimate: the kept replies' usage figures describe the pre-compaction context, so they are
-    not used (pi shows `?` until a fresh reply reports usage).
-    """
-    kept = sum(estimate_tokens(part.message) for part in kept_messages(items, first_kept_index))
-    return kept + estimate_tokens(CompactionSummaryMessage(summary=summary, tokens_before=0))

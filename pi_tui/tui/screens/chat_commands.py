@@ -16,8 +16,9 @@ from textual.screen import Screen
 
 from pi_tui.ai.messages import THINKING_LEVELS
 from pi_tui.config.models import load_registry, resolve_model
-from pi_tui.context.compaction.preview import CompactionPreview
+from pi_tui.context.compaction.preview import CompactionPreview, rows_text
 from pi_tui.session.compaction_ops import preview_for_store
+from pi_tui.session.compaction_sizes import estimated, preview_size_text, request_prefix, size_text
 from pi_tui.session.listing import list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.session.tree_listing import set_label, tree_lines
@@ -69,8 +70,14 @@ class ChatCommands(Screen[None]):
 
     async def action_compact(self, args: str = "") -> None:
         if "--preview" in args.split():
+            session = self.session
             preview = await asyncio.to_thread(
-                preview_for_store, self.session.store, self.session.resources.settings.compaction
+                lambda: preview_for_store(
+                    session.store,
+                    session.resources.settings.compaction,
+                    model=session.model,
+                    prefix=request_prefix(session),
+                )
             )
             text = preview if isinstance(preview, str) else _preview_markdown(preview)
             self.app.push_screen(InfoDialog("Next compaction (preview, no model call)", text))
@@ -83,7 +90,7 @@ class ChatCommands(Screen[None]):
         if outcome.error and not outcome.cancelled:
             await self.show_error(outcome.error)
         elif outcome.entry_id:
-            self.notify(f"Compacted {outcome.tokens_before:,} → {outcome.tokens_after:,} tokens")
+            self.notify(f"Compacted {size_text(estimated(outcome.size))} tokens (whole request)")
 
     # --- sessions ---------------------------------------------------------------------------------
 
@@ -369,11 +376,10 @@ def _preview_markdown(preview: CompactionPreview) -> str:
         else "no"
     )
     lines = [
-        f"- tokens before: **{preview.tokens_before:,}**",
-        f"- after (estimate): **{preview.tokens_after_estimate:,}**",
+        f"- tokens (whole request): **{preview_size_text(preview)}**",
         f"- first kept entry: `{preview.first_kept_entry_id}`; split turn: {split}",
-        f"- summarised: {len(preview.summarized) + len(preview.turn_prefix)} entries",
-        f"- kept: {len(preview.kept)} entries",
+        f"- summarised: {rows_text(preview.summarised_rows)}",
+        f"- kept: {rows_text(preview.kept)}",
         f"- files read: {len(preview.read_files)}, modified: {len(preview.modified_files)}",
     ]
     return "\n".join(lines)

@@ -25,6 +25,7 @@ from pi_tui.agent.events import (
 )
 from pi_tui.context.compaction.pins import Pin
 from pi_tui.session.compaction_pins import pin_text, unpin
+from pi_tui.session.compaction_sizes import request_prefix
 from pi_tui.session.entries import MessageEntry
 from pi_tui.session.events import AnyEvent
 from pi_tui.session.inspector import InspectorCache, build_inspector_data
@@ -32,7 +33,7 @@ from pi_tui.session.restore_hold import restore_cost
 from pi_tui.session.store import SessionStore
 from pi_tui.tui.inspector_view import ledger_zones, segment_texts
 from pi_tui.tui.screens.dialogs import ChoiceDialog
-from pi_tui.tui.timeline_view import detail_for, preview_for, timeline_rows
+from pi_tui.tui.timeline_view import CompactionDetailData, detail_for, preview_for, timeline_rows
 from pi_tui.tui.tool_calls import ToolCallLog
 from pi_tui.tui.widgets.compaction_detail import CompactionDetail
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
@@ -167,7 +168,7 @@ class SidePanes(Screen[None]):
         store = self.session.store
         rows = timeline_rows(store)
         chosen = selected or (rows[-1].compaction_id if rows else None)
-        detail = detail_for(store, chosen, self.session.resources.settings.compaction) if chosen else None
+        detail = self._detail(chosen) if chosen else None
         deliver(self, self._show_timeline, rows, detail, chosen)
 
     def _show_timeline(self, rows: Any, detail: Any, chosen: str | None) -> None:
@@ -176,13 +177,19 @@ class SidePanes(Screen[None]):
         if chosen is not None:
             timeline.select(chosen)
 
+    def _detail(self, compaction_id: str) -> CompactionDetailData | None:
+        session = self.session
+        settings = session.resources.settings.compaction
+        prefix = request_prefix(session)
+        return detail_for(session.store, compaction_id, settings, model=session.model, prefix=prefix)
+
     @on(CompactionTimeline.CompactionSelected)
     def _compaction_selected(self, event: CompactionTimeline.CompactionSelected) -> None:
         self._load_detail(event.compaction_id)
 
     @work(thread=True, exclusive=True, group="timeline-detail", exit_on_error=False)
     def _load_detail(self, compaction_id: str) -> None:
-        detail = detail_for(self.session.store, compaction_id, self.session.resources.settings.compaction)
+        detail = self._detail(compaction_id)
         deliver(self, lambda: self.query_one(CompactionTimeline).show_detail(detail))
 
     @on(CompactionTimeline.RestoreRequested)
@@ -228,7 +235,14 @@ class SidePanes(Screen[None]):
     @on(CompactionTimeline.PreviewRequested)
     async def _preview(self) -> None:
         session = self.session
-        preview = await asyncio.to_thread(preview_for, session.store, session.resources.settings.compaction)
+        preview = await asyncio.to_thread(
+            lambda: preview_for(
+                session.store,
+                session.resources.settings.compaction,
+                model=session.model,
+                prefix=request_prefix(session),
+            )
+        )
         self.query_one(CompactionTimeline).show_preview(preview)
 
     @on(CompactionDetail.PinToggled)

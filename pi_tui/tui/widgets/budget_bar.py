@@ -74,7 +74,7 @@ def legend_items(geometry: BudgetGeometry) -> list[LegendItem]:
     items = []
     for field, name, glyph in PARTS:
         value = getattr(split, field)
-        shown = "?" if field == "prefix" and not geometry.prefix_known else f"{value:,}"
+        shown = geometry.prefix_text if field == "prefix" else f"{value:,}"
         items.append(LegendItem(name, glyph, f"{name} {shown}"))
     items.append(LegendItem("marker", THRESHOLD_MARK, f"threshold {geometry.threshold:,}"))
     if geometry.boundary is not None:

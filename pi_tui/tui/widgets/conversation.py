@@ -30,6 +30,7 @@ from pi_tui.ai.messages import (
     UserMessage,
     user_text,
 )
+from pi_tui.session.compaction_sizes import estimated, size_text
 from pi_tui.session.events import (
     AnyEvent,
     AutoRetryEndEvent,
@@ -259,7 +260,7 @@ class ConversationView(VerticalScroll):
         elif isinstance(event, CompactionEndEvent):
             self._stop_progress()
             if event.result is not None:
-                text = f"Compacted {event.result.tokens_before:,} → {event.result.tokens_after:,} tokens"
+                text = f"Compacted {size_text(estimated(event.result.size))} tokens (whole request)"
                 await self.mount(NoticeBlock(text))
             elif event.aborted:
                 await self.mount(NoticeBlock("Compaction cancelled", kind="warning"))

@@ -38,13 +38,15 @@ def test_geometry_of_a_compacted_branch() -> None:
         boundary_fn=lambda items, s: "u3",
     )
     split = geometry.split
-    assert (split.prefix, split.summary, split.kept, split.new_tail) == (100, 10, 10, 20)
-    assert (split.free, split.reserve, split.total) == (660, 200, 1000)
+    # The reply reported 320 for a context estimated at 140: the messages take what the prefix leaves of
+    # the reported figure, in proportion to their estimates, so the bar, free and tokens left agree.
+    assert (split.prefix, split.summary, split.kept, split.new_tail) == (100, 55, 55, 110)
+    assert (split.free, split.reserve, split.total) == (480, 200, 1000)
     assert geometry.threshold == 800
     assert (geometry.used_tokens, geometry.used_source, geometry.tokens_left) == (320, "usage", 480)
     assert geometry.boundary is not None and (geometry.boundary.entry_id, geometry.boundary.tokens_kept) == (
         "u3",
-        20,
+        110,
     )
 
 

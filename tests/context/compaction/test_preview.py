@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pi_tui.config.settings import CompactionSettings
-from pi_tui.context.compaction.preview import preview_compaction
+from pi_tui.context.compaction.preview import preview_compaction, rows_text
 from tests.context.compaction.items import assistant, compaction, tool_result, user, words
 
 
@@ -16,7 +16,14 @@ def test_preview_of_a_split_turn() -> None:
         tool_result("t2", words(300), name="read"),
         assistant("a3", words(90), stop_reason="error"),
     ]
-    preview = preview_compaction(items, CompactionSettings(keep_recent_tokens=80, reserve_tokens=1000))
+    asked: list[tuple[str, str]] = []
+
+    def sizer(first_kept: str, summary: str) -> tuple[int, int]:
+        asked.append((first_kept, summary))
+        return 5000, 1200
+
+    settings = CompactionSettings(keep_recent_tokens=80, reserve_tokens=1000)
+    preview = preview_compaction(items, settings, sizer)
     assert not isinstance(preview, str)
     assert preview.first_kept_entry_id == "a3" and preview.is_split_turn
     assert [(item.entry_id, item.role, item.tokens) for item in preview.summarized] == [
@@ -25,16 +32,26 @@ def test_preview_of_a_split_turn() -> None:
     ]
     assert [item.entry_id for item in preview.turn_prefix] == ["u2", "a2", "t2"]
     assert [item.entry_id for item in preview.kept] == ["a3"]
-    # before: a2's usage (the last reply that did not fail) + estimates of t2 and a3
-    assert preview.tokens_before == 800 + 300 + 90
-    # after (no previous summary): the kept reply + the file tags `\n\n<read-files>\na.py\n</read-files>`
-    assert preview.tokens_after_estimate == 90 + 9
+    # The whole request is measured by the caller, with the summary assumed to hold (no previous summary)
+    # just the file tags.
+    assert asked == [("a3", "\n\n<read-files>\na.py\n</read-files>")]
+    assert (preview.tokens_before, preview.tokens_after_estimate) == (5000, 1200)
+    assert [item.entry_id for item in preview.summarised_rows] == ["u1", "a1", "u2", "a2", "t2"]
+    assert (
+        rows_text(preview.summarised_rows)
+        == "5 messages, ~" + f"{sum(i.tokens for i in preview.summarised_rows):,} tokens"
+    )
+    assert rows_text(preview.kept) == "1 message, ~90 tokens"
     assert preview.summary_budget == 800
     assert preview.read_files == ["a.py"]
     assert preview.to_json_obj()["kept"] == [{"id": "a3", "role": "assistant", "tokens": 90}]
 
 
 def test_preview_refusals_use_pi_texts() -> None:
-    assert preview_compaction([], CompactionSettings()) == "Nothing to compact (session too small)"
+    assert preview_compaction([], CompactionSettings(), no_size) == "Nothing to compact (session too small)"
     done = [user("u", "x"), compaction("k", "s", "u")]
-    assert preview_compaction(done, CompactionSettings()) == "Already compacted"
+    assert preview_compaction(done, CompactionSettings(), no_size) == "Already compacted"
+
+
+def no_size(first_kept: str, summary: str) -> tuple[int, int]:
+    raise AssertionError("nothing to measure")
