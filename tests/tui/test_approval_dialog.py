@@ -33,7 +33,11 @@ def edit_call(path: str, old: str, new: str) -> ScriptedToolCall:
 
 
 async def next_dialog(app: Any) -> ApprovalDialog:
-    await until(lambda: isinstance(app.screen, ApprovalDialog), what="the approval dialog")
+    # Pushed is not yet composed: under load the body was queried before it existed.
+    await until(
+        lambda: isinstance(app.screen, ApprovalDialog) and bool(app.screen.query("#approval-body")),
+        what="the approval dialog, composed",
+    )
     assert isinstance(app.screen, ApprovalDialog)
     return app.screen
 
