@@ -21,7 +21,7 @@ from pydantic.alias_generators import to_camel
 
 from pi_tui.ai.served_window import probe_served_window
 from pi_tui.config.settings_files import load_settings
-from pi_tui.context.accounting.blame import DIALECT_CAUSES, drift_cause, drift_cost
+from pi_tui.context.accounting.blame import drift_cause, drift_cost
 from pi_tui.context.accounting.geometry import used_how
 from pi_tui.modes.request_preview import show_next_request
 from pi_tui.session.branch_model import branch_model
@@ -170,10 +170,8 @@ def print_report(
             )
             drift = view.drift
             blame: str = "first" if drift is None else ("no drift" if not drift.drifted else drift.kind)
-            if drift is not None and drift.kind in DIALECT_CAUSES:
+            if drift is not None and drift.drifted:
                 blame += f": {drift_cause(drift)}: {drift_cost(drift)}"
-            elif drift is not None and drift.drifted:
-                blame += f" at {drift.segment} ({_n(drift.reprocessed_tokens)} re-processed)"
             if drift is not None:
                 blame += f"; cacheable {_n(drift.cacheable_tokens)}"
             out.write(

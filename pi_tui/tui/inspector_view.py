@@ -17,7 +17,7 @@ from pi_tui.ai.messages import AgentMessage, CompactionSummaryMessage
 from pi_tui.ai.openai_messages import to_openai_messages, to_openai_tools
 from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.model_config import ModelConfig
-from pi_tui.context.accounting.blame import DIALECT_CAUSES, drift_cause, drift_cost
+from pi_tui.context.accounting.blame import drift_cause, drift_cost
 from pi_tui.context.accounting.drift import DriftEvent
 from pi_tui.context.accounting.geometry import used_how
 from pi_tui.context.accounting.ledger import BranchLedger, Zone
@@ -236,9 +236,7 @@ def drift_event_text(event: DriftEvent, *, requests_ago: int = 0) -> str:
     if not event.drifted:
         return "No drift: the last request only appended"
     when = f" {requests_ago} request{'s' if requests_ago != 1 else ''} ago" if requests_ago else ""
-    if event.kind in DIALECT_CAUSES:
-        return f"Drift{when}: {drift_cause(event)}: {drift_cost(event)}"
-    return f"Drift{when}: {drift_cause(event)} · {_n(event.reprocessed_tokens)} tokens re-processed"
+    return f"Drift{when}: {drift_cause(event)}: {drift_cost(event)}"
 
 
 def drift_alerts(data: InspectorData, limit: int = 2) -> list[DriftAlert]:

@@ -184,12 +184,27 @@ async def test_tree_filters_and_labels_like_pi(tmp_path: Path) -> None:
 
 
 async def test_session_and_hotkeys_dialogs(tmp_path: Path) -> None:
-    app, _, _ = make_chat_app(tmp_path, [ScriptedReply(text="hello")])
+    from pi_tui.ai.scripted import ScriptedUsage
+
+    app, _, _ = make_chat_app(
+        tmp_path, [ScriptedReply(text="hello", usage=ScriptedUsage(input=1234, output=56))]
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await submit(pilot, "hi")
+        screen = chat(app)
+        await until(lambda: screen.context_tokens is not None, pilot=pilot)
         await submit(pilot, "/session")
-        assert isinstance(app.screen, InfoDialog) and "userMessages" in app.screen.markdown
+        markdown = app.screen.markdown if isinstance(app.screen, InfoDialog) else ""
+        assert "userMessages" not in markdown and "{" not in markdown, "labels, not raw keys or dicts"
+        assert (
+            "| Messages in the context | 2: 1 from you, 1 reply, 0 tool results (0 tool calls) |" in markdown
+        )
+        assert (
+            "| Whole session (every branch, as in the footer) | input 1,234 · output 56 · total 1,290 · $0 |"
+            in markdown
+        )
+        assert f"| Context | {screen.context_tokens:,} of 32,000 tokens (" in markdown, "the footer's figure"
         await pilot.press("escape")
         await pilot.press("f1")
         await settle(pilot)

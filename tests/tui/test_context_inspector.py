@@ -262,14 +262,14 @@ async def test_a_tool_change_raises_a_drift_alert_naming_the_segment(tmp_path: P
     await session.prompt("again")
     alerts = drift_alerts(inspect(session).data)
     assert alerts[0].drifted
-    assert alerts[0].text.startswith("Drift: system prompt part changed at tools · ")
-    assert alerts[0].text.endswith(" tokens re-processed")
+    assert alerts[0].text.startswith("Drift: the system prompt changed (its tools part): ")
+    assert alerts[0].text.endswith(" tokens had to be re-read")
     await session.prompt("and again")
     await session.prompt("once more")
     clean, earlier = drift_alerts(inspect(session).data)
     assert clean.text == "No drift: the last request only appended" and not clean.drifted
     assert earlier.drifted and earlier.text.startswith(
-        "Drift 2 requests ago: system prompt part changed at tools"
+        "Drift 2 requests ago: the system prompt changed (its tools part)"
     )
 
 
@@ -400,7 +400,7 @@ async def test_estimate_and_drift_alert_in_the_pane_after_a_compaction(tmp_path:
         assert headline.startswith(f"Context {inspected.data.geometry.used_tokens:,} / 32,000 (")
         assert "all estimated" in headline.split("\n")[0]
         drift = str(inspector.drift.render())
-        assert drift.startswith("Drift: system prompt part changed at tools")
+        assert drift.startswith("Drift: the system prompt changed (its tools part)")
         assert inspector.drift.has_class("-drifted")
         assert table_keys(inspector)[
             len(inspected.data.prefix.segments if inspected.data.prefix else ())

@@ -1,7 +1,8 @@
 """Drift causes in plain words, shared by the inspector pane and `pi-tui context` (text and JSON).
 
-The dialect causes and a model or API change say what changed (`x → y`); the older kinds keep their
-short labels, which name the segment on their own (`message changed at <entry>`).
+Each cause says what changed in a sentence a person reads without the segment keys (`the summary replaced
+8 messages`, `the model changed (x → y)`); `drift_cost` says what it cost. `LABELS` are the short names of
+the kinds, for tables.
 """
 
 from __future__ import annotations
@@ -46,9 +47,29 @@ def drift_cause(event: DriftEvent) -> str:
             )
         case "cache_marker":
             return _marker_cause(event)
+        case "system_prompt":
+            part = f" (its {event.segment} part)" if event.segment is not None else ""
+            return f"the system prompt changed{part}"
+        case "tool_schema":
+            name = f"the `{event.segment}` tool" if event.segment is not None else "a tool"
+            return f"the definition of {name} changed"
+        case "message_changed":
+            return f"{_message(event)} differs from what the last request sent"
+        case "message_removed":
+            return f"{_message(event)} of the last request is no longer sent"
+        case "compaction":
+            count = event.replaced_messages
+            if count is None:
+                return "a compaction summary replaced older messages"
+            return f"the summary replaced {count} message{'s' if count != 1 else ''}"
+        case "branch_move":
+            return "the conversation moved to another branch"
         case _:
-            where = f" at {event.segment}" if event.segment is not None else ""
-            return LABELS[event.kind] + where
+            return LABELS[event.kind]
+
+
+def _message(event: DriftEvent) -> str:
+    return f"message {event.message_number}" if event.message_number is not None else "a message"
 
 
 def drift_cost(event: DriftEvent) -> str:

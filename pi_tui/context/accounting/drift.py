@@ -83,6 +83,8 @@ class DriftEvent:
     """1-based position among the request's messages of the segment named, when it is a message."""
     marker_gap: int | None = None
     """`cache_marker`: blocks from the lost prefix's end to the next marker (None: no marker after it)."""
+    replaced_messages: int | None = None
+    """`compaction`: messages of the previous request that the summary replaced."""
 
     @property
     def drifted(self) -> bool:
@@ -106,6 +108,7 @@ def compare_records(
         now: str | None = None,
         number: int | None = None,
         gap: int | None = None,
+        replaced: int | None = None,
     ) -> DriftEvent:
         uncached = total - cacheable
         reprocessed = 0 if kind == "none" else uncached
@@ -123,6 +126,7 @@ def compare_records(
             now=now,
             message_number=number,
             marker_gap=gap,
+            replaced_messages=replaced,
         )
 
     if not current.same_model(previous):
@@ -158,7 +162,11 @@ def compare_records(
             return event(
                 "reasoning_replay", segment, common, cacheable, was=was, now=now, number=position + 1
             )
-    return event(kind, segment, common, cacheable, number=position + 1)
+    replaced = None
+    if kind == "compaction":
+        kept = set(current.messages.keys)
+        replaced = sum(1 for key in previous.messages.keys if key not in kept)
+    return event(kind, segment, common, cacheable, number=position + 1, replaced=replaced)
 
 
 def _ref(record: RequestRecord) -> str:

@@ -13,6 +13,10 @@ Deterministic and cheap: regular expressions over the span's messages, no model 
 - `number`: a number followed by a unit (`%`, sizes `B KB MB GB KiB…`, durations `ms s sec min h
   days`, `tokens`, `lines`, `files`) or a port (`port 8080`, `localhost:8080`).
 
+Noise is left out: an error line without a word of three letters (a test runner's `F.` progress line), a
+percentage inside brackets (a progress bar's `[100%]`) and a measured duration with a fraction (`0.63s`,
+`12.5 ms`: how long a run took, which no summary needs to keep).
+
 An item survives when it occurs in the summary, not glued to a longer word or number, as it is or
 after normalising both (case folded, quotes and backticks dropped, whitespace collapsed, no space
 between a number and its unit). Output is bounded: per kind the most frequent items first, ties
@@ -74,6 +78,9 @@ _UNITS = (
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s?(?:" + _UNITS + r")")
 _PORT = re.compile(r"\b(?i:port)\s+\d{2,5}\b|\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d{2,5}\b")
 _PORT_HINTS = ("port", "Port", "PORT", "localhost", "127.0.0.1", "0.0.0.0")
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_MEASURED_DURATION = re.compile(r"\d+[.,]\d+\s?(?:ms|us|µs|ns|s|secs?|seconds?|mins?|minutes?)$")
+_PROGRESS = re.compile(r"\[\s*$")
 _NORMALISE_DROP = re.compile(r"[`'\"]+")
 _WHITESPACE = re.compile(r"\s+")
 _NUMBER_GAP = re.compile(r"(?<=\d) (?=[^\W\d_]|%)")
@@ -148,15 +155,28 @@ def paths_in(text: str) -> list[str]:
     return [word for word in words if _is_path(word)]
 
 
+def _is_noise_number(text: str, start: int, end: int) -> bool:
+    number = text[start:end]
+    if _MEASURED_DURATION.match(number):
+        return True
+    in_brackets = number.endswith("%") and text[end : end + 1] == "]"
+    return in_brackets and bool(_PROGRESS.search(text[max(0, start - 4) : start]))
+
+
 def numbers_in(text: str) -> list[str]:
     found = [
         match.group(0)
         for match in _NUMBER.finditer(text)
-        if match.start() == 0 or not (text[match.start() - 1].isalnum() or text[match.start() - 1] in "._")
+        if (match.start() == 0 or not (text[match.start() - 1].isalnum() or text[match.start() - 1] in "._"))
+        and not _is_noise_number(text, match.start(), match.end())
     ]
     if any(hint in text for hint in _PORT_HINTS):
         found += _PORT.findall(text)
     return found
+
+
+def is_meaningful_error(line: str) -> bool:
+    return bool(_WORD.search(line))
 
 
 def error_lines(text: str) -> list[str]:
@@ -221,8 +241,9 @@ class _Tally:
                         self.add("command", [command], position, clip=True)
         elif isinstance(message, ToolResultMessage):
             text = message.text
-            if message.is_error:
-                self.add("error", [text.strip().split("\n", 1)[0]], position, clip=True)
+            first_line = text.strip().split("\n", 1)[0]
+            if message.is_error and is_meaningful_error(first_line):
+                self.add("error", [first_line], position, clip=True)
             self.add_output(text, position, errors=message.tool_name != READ_TOOL)
         elif isinstance(message, BashExecutionMessage):
             self.add("command", [message.command], position, clip=True)

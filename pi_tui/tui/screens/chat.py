@@ -250,6 +250,11 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
             self.refresh_footer()
         self.side_events(message.events)
 
+    @property
+    def context_tokens(self) -> int | None:
+        """The footer's context size (None until the worker has counted it)."""
+        return self._context_tokens
+
     def refresh_footer(self) -> None:
         """Show the session's figures now; the context usage is recounted in a worker and follows."""
         self._render_footer()

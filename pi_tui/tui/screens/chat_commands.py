@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.binding import Binding
@@ -22,10 +22,12 @@ from pi_tui.session.compaction_sizes import estimated, preview_size_text, reques
 from pi_tui.session.listing import list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.session.tree_listing import set_label, tree_lines
+from pi_tui.session.usage_totals import usage_totals
 from pi_tui.tui.request_view import request_markdown
 from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.screens.tree_dialog import TreeDialog
+from pi_tui.tui.session_info import session_info_markdown
 from pi_tui.tui.slash_commands import SLASH_COMMANDS
 from pi_tui.tui.theming import theme_menu
 from pi_tui.tui.widgets.context_inspector import ContextInspector
@@ -38,11 +40,15 @@ NO_SUMMARY, SUMMARIZE, SUMMARIZE_WITH = "none", "summarize", "custom"
 
 
 class ChatCommands(Screen[None]):
-    """Mixed into `ChatScreen`, which supplies `runtime`, `session`, `refresh_footer` and `show_error`."""
+    """Mixed into `ChatScreen`, which supplies `runtime`, `session`, `refresh_footer`, `show_error` and
+    `context_tokens`."""
 
     runtime: AgentSessionRuntime
 
     if TYPE_CHECKING:
+
+        @property
+        def context_tokens(self) -> int | None: ...
 
         def refresh_footer(self) -> None: ...
 
@@ -269,8 +275,11 @@ class ChatCommands(Screen[None]):
         self.notify("Reloaded: the system prompt changed." if changed else "Reloaded: nothing changed.")
 
     async def action_session_info(self, args: str = "") -> None:
-        stats = self.session.session_stats()
-        self.app.push_screen(InfoDialog("Session", _stats_markdown(stats.to_json())))
+        session = self.session
+        markdown = session_info_markdown(
+            session.session_stats(), usage_totals(session.store.entries), self.context_tokens
+        )
+        self.app.push_screen(InfoDialog("Session", markdown))
 
     @on(ContextInspector.RequestWanted)
     async def _show_next_request(self, event: ContextInspector.RequestWanted) -> None:
@@ -352,21 +361,6 @@ class ChatCommands(Screen[None]):
 
     async def action_quit_app(self, args: str = "") -> None:
         self.app.exit()
-
-
-def _stats_markdown(stats: dict[str, Any]) -> str:
-    rows = [
-        f"| {key} | {value if value is not None else '—'} |"
-        for key, value in stats.items()
-        if key != "contextUsage"
-    ]
-    usage = stats.get("contextUsage")
-    if usage:
-        percent = f" ({usage['percent']:.0f}%)" if usage.get("percent") is not None else ""
-        window = f"{usage['tokens']:,} of {usage['contextWindow']:,} tokens{percent}"
-        source = usage.get("windowSource")
-        rows.append(f"| context | {window}{f'; window: {source}' if source else ''} |")
-    return "\n".join(["| | |", "|---|---|", *rows])
 
 
 def _preview_markdown(preview: CompactionPreview) -> str:

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 from pi_tui.ai.messages import AgentMessage, CompactionSummaryMessage
-from pi_tui.context.accounting.drift import compare_records, drift_events
+from pi_tui.context.accounting.blame import drift_cause, drift_cost
+from pi_tui.context.accounting.drift import DriftEvent, DriftKind, compare_records, drift_events
 from tests.context.accounting.builders import (
     OTHER_MODEL,
     OTHER_TOOL,
@@ -89,6 +90,22 @@ def test_compaction() -> None:
     event = compare_records(before, after)
     assert (event.kind, event.segment) == ("compaction", "compaction-summary")
     assert event.cacheable_tokens == after.system.total() + after.tools.total()
+    replaced = len(before.messages.keys) - 2  # t1 and a2 are kept
+    assert event.replaced_messages == replaced
+    assert drift_cause(event) == f"the summary replaced {replaced} messages"
+    assert drift_cost(event) == f"{event.reprocessed_tokens:,} tokens had to be re-read"
+
+
+def test_every_cause_is_said_in_plain_words() -> None:
+    def cause(kind: DriftKind, segment: str | None = None, number: int | None = None) -> str:
+        return drift_cause(DriftEvent(kind, segment, 1, 0, 10, 10, None, 2, 1, message_number=number))
+
+    assert cause("system_prompt", "tools") == "the system prompt changed (its tools part)"
+    assert cause("tool_schema", "read") == "the definition of the `read` tool changed"
+    assert cause("message_changed", "u1", 3) == "message 3 differs from what the last request sent"
+    assert cause("message_removed", "u1", 4) == "message 4 of the last request is no longer sent"
+    assert cause("branch_move", "a1") == "the conversation moved to another branch"
+    assert cause("compaction", "compaction-summary") == "a compaction summary replaced older messages"
 
 
 def test_model_switch() -> None:

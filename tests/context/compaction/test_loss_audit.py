@@ -90,3 +90,20 @@ def test_a_huge_span_is_read_newest_first_up_to_the_character_bound() -> None:
     assert (audit.span_messages, audit.scanned_messages) == (10, 3)
     assert [item.text for item in audit.items] == ["step9.py", "step8.py", "step7.py"]
     assert audit.to_json_obj()["scannedMessages"] == 3
+
+
+def test_test_runner_noise_is_not_audited() -> None:
+    """A failing pytest run: its progress line, progress percentage and run time are not facts a summary
+    must keep; the failure itself and the real sizes are."""
+    output = (
+        "F.                                                                       [100%]\n"
+        "FAILED tests/test_greet.py::test_greet - AssertionError: 'Hello Ada' != 'Hello, Ada!'\n"
+        "1 failed, 1 passed in 0.63s\n"
+        "wrote 512 MB in 12 s; coverage 87% [ 50%]"
+    )
+    assert numbers_in(output) == ["512 MB", "12 s", "87%"]
+    span = span_messages([tool_result("r1", output, is_error=True, name="bash")], 0, 1)
+    errors = [item.text for item in audit_span(span, "").items if item.kind == "error"]
+    assert not any(error.startswith("F.") for error in errors)
+    assert errors[0].startswith("FAILED tests/test_greet.py::test_greet - AssertionError")
+    assert "1 failed, 1 passed in 0.63s" in errors
