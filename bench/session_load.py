@@ -6,10 +6,12 @@ tool result → assistant answer, repeated) and measures, for each size:
   open        `SessionStore.open`: every entry read, validated and indexed
   open+ctx    the same plus `build_context` at the leaf, i.e. what resuming the session costs
 Times are the best of `--repeats` runs without tracing; peaks come from one more run under tracemalloc.
+Then the session list of one folder: `list_sessions` over `--listed-files` copies of the largest pi
+fixture (90 KB, 46 messages), as the start page and `/resume` read it.
 
-Usage: python bench/session_load.py [--entries 20000 200000] [--repeats 3]
+Usage: python bench/session_load.py [--entries 20000 200000] [--repeats 3] [--listed-files 300]
 Target (issues 8, 9): 200,000 entries open with bounded memory, several times cheaper than pydantic
-objects per entry (7.4 KB and 27 s before).
+objects per entry (7.4 KB and 27 s before). Listing 300 such files: under 3 s.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -29,10 +32,14 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from pi_tui.config.paths import cwd_folder_name  # noqa: E402
+from pi_tui.session.listing import list_sessions  # noqa: E402
 from pi_tui.session.store import SessionStore  # noqa: E402
 from tests.support.big_session import write_big_session  # noqa: E402
 
 MB = 1_000_000
+LISTED_FIXTURE = REPO / "tests" / "fixtures" / "pi-sessions" / "c-auto-compaction.jsonl"
+LISTED_CWD = "/home/user/project"
 
 
 def parse_every_line(path: Path) -> list[Any]:
@@ -92,16 +99,31 @@ def measure(entries: int, folder: Path, repeats: int) -> None:
     path.unlink()
 
 
+def measure_listing(files: int, root: Path, repeats: int) -> None:
+    folder = root / cwd_folder_name(LISTED_CWD)
+    folder.mkdir(parents=True)
+    for index in range(files):
+        shutil.copyfile(LISTED_FIXTURE, folder / f"{index:04d}.jsonl")
+    rows = list_sessions(LISTED_CWD, root)
+    assert len(rows) == files, f"listed {len(rows)} of {files} sessions"
+    seconds = best_seconds(lambda _: list_sessions(LISTED_CWD, root), folder, repeats)
+    size = LISTED_FIXTURE.stat().st_size
+    print(f"list_sessions over {files} files of {size / 1000:.0f} KB: {seconds:.2f} s (target < 3 s)")
+    shutil.rmtree(folder)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--entries", type=int, nargs="+", default=[20_000, 200_000])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--listed-files", type=int, default=300)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pi-tui-bench-") as folder:
         for entries in args.entries:
             measure(entries, Path(folder), args.repeats)
+        measure_listing(args.listed_files, Path(folder), args.repeats)
 
 
 if __name__ == "__main__":

@@ -231,15 +231,16 @@ async def test_abort_during_streaming_keeps_the_aborted_message() -> None:
 
 
 async def test_abort_during_a_slow_tool_reaches_the_tool() -> None:
+    """The tool would sleep a minute: the abort ends it and the run (the wait gives up at 20 s)."""
     sleeper = SleepTool()
     agent, stream = make_agent(
-        Reply(tool_calls=[call("c1", "sleep", ms=5000)]), Reply(text="x"), tools=[sleeper]
+        Reply(tool_calls=[call("c1", "sleep", ms=60_000)]), Reply(text="x"), tools=[sleeper]
     )
     run = asyncio.create_task(agent.prompt("wait"))
     await sleeper.started_event.wait()
 
     agent.abort()
-    await asyncio.wait_for(run, 1)
+    await asyncio.wait_for(run, 20)
 
     assert sleeper.signals[0].aborted and sleeper.finished == []
     roles = [m.role for m in agent.state.messages]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 
 from pi_tui.ai.abort import AbortSignal
@@ -22,6 +21,7 @@ from pi_tui.ai.scripted import (
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
 from pi_tui.ai.tool_arguments import invalid_arguments
 from pi_tui.config.model_config import ModelConfig, Prices
+from tests.support.waiting import until
 
 MODEL = ModelConfig(id="demo", provider="scripted", cost=Prices(input=1, output=2))
 
@@ -103,11 +103,10 @@ async def test_exhausted_script_is_an_error_reply_and_contexts_are_recorded() ->
     assert provider.contexts[1].messages[0] == UserMessage(content="hi", timestamp=1)
 
 
-async def test_abort_mid_stream_ends_as_aborted_quickly() -> None:
-    provider = ScriptedProvider([ScriptedReply(text="x" * 100, chunk_size=1)], delay_s=0.05)
+async def test_abort_mid_stream_ends_as_aborted_keeping_what_streamed() -> None:
+    provider = ScriptedProvider([ScriptedReply(text="x" * 100, chunk_size=1)])
     signal = AbortSignal()
     deltas = 0
-    started = time.monotonic()
     last: StreamEvent | None = None
     async for event in provider(MODEL, context(), StreamOptions(signal=signal)):
         last = event
@@ -115,18 +114,52 @@ async def test_abort_mid_stream_ends_as_aborted_quickly() -> None:
             deltas += 1
             if deltas == 3:
                 signal.abort()
+    assert deltas == 3, "no chunk streams after the abort"
     assert last is not None and last.type == "error"
-    assert time.monotonic() - started < 1.0
     message = final([last])
     assert message.stop_reason == "aborted"
     assert message.text == "xxx"
 
 
-async def test_per_reply_delay_and_explicit_stop_reason() -> None:
-    provider = ScriptedProvider([ScriptedReply(text="ab", chunk_size=1, delay_s=0.05, stop_reason="length")])
-    started = time.monotonic()
-    message = final(await run(provider))
-    assert time.monotonic() - started >= 0.1
+async def test_a_reply_delay_holds_its_chunks_until_an_abort_cuts_it_short() -> None:
+    """The reply's own 60 s delay (the provider's is 0) holds back its first chunk: a hundred turns of the
+    event loop later nothing has streamed. The abort then ends the wait at once, well before the minute
+    is up (the wait below gives up at 20 s)."""
+    provider = ScriptedProvider([ScriptedReply(text="ab", chunk_size=1, delay_s=60)])
+    signal = AbortSignal()
+    seen: list[str] = []
+    held: list[str] = []
+
+    async def abort_while_held() -> None:
+        await until(lambda: "text_start" in seen, what="the reply to open its text block")
+        for _ in range(100):
+            await asyncio.sleep(0)
+        held.extend(seen)
+        signal.abort()
+
+    async def consume() -> list[StreamEvent]:
+        events = []
+        async for event in provider(MODEL, context(), StreamOptions(signal=signal)):
+            seen.append(event.type)
+            events.append(event)
+        return events
+
+    aborter = asyncio.create_task(abort_while_held())
+    events = await asyncio.wait_for(consume(), 20)
+    await aborter
+    assert held == ["start", "text_start"]
+    assert [event.type for event in events] == ["start", "text_start", "error"]
+    assert final(events).stop_reason == "aborted" and final(events).text == ""
+
+
+async def test_a_reply_delay_overrides_the_provider_s_and_explicit_stop_reason() -> None:
+    """At the provider's 60 s per chunk this reply would take three minutes; its own 0 s lets it finish
+    (the wait below gives up at 20 s)."""
+    provider = ScriptedProvider(
+        [ScriptedReply(text="ab", chunk_size=1, delay_s=0, stop_reason="length")], delay_s=60
+    )
+    message = final(await asyncio.wait_for(run(provider), 20))
+    assert message.text == "ab"
     assert message.stop_reason == "length"
 
 

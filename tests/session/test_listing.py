@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -86,14 +85,14 @@ async def test_async_listing_matches(tmp_path: Path) -> None:
     assert [row.id for row in rows] == ["a1"]
 
 
-def test_listing_hundreds_of_files_is_fast(tmp_path: Path, pi_fixtures: Path) -> None:
+def test_listing_hundreds_of_files_summarizes_each_one(tmp_path: Path, pi_fixtures: Path) -> None:
+    """How long this takes is measured by `bench/session_load.py` (target: under 3 s)."""
     folder = tmp_path / cwd_folder_name("/home/user/project")
     folder.mkdir(parents=True)
     source = pi_fixtures / "pi-sessions" / "c-auto-compaction.jsonl"  # the largest fixture, 90 KB
-    for index in range(300):
-        shutil.copyfile(source, folder / f"{index:04d}.jsonl")
-    started = time.perf_counter()
+    names = [f"{index:04d}.jsonl" for index in range(300)]
+    for name in names:
+        shutil.copyfile(source, folder / name)
     rows = list_sessions("/home/user/project", tmp_path)
-    elapsed = time.perf_counter() - started
-    assert len(rows) == 300 and rows[0].message_count == 46
-    assert elapsed < 3.0, f"listing 300 files took {elapsed:.2f}s"
+    assert sorted(row.path.name for row in rows) == names
+    assert {row.message_count for row in rows} == {46}

@@ -11,17 +11,22 @@ from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import AssistantMessage
 from pi_tui.ai.stream import StreamEvent
 
+ENDS_WITHIN_SECONDS = 20.0
+
 
 @dataclass
 class AbortedReply:
     message: AssistantMessage
     aborted_at: float
-    """`time.monotonic()` when the signal fired: compare with the server's `client_closed_at`."""
+    """`time.monotonic()` when the signal fired: the server's `client_closed_at` must not come before it."""
     event_types: list[str]
 
 
 async def abort_at_first_text(events: AsyncIterator[StreamEvent], signal: AbortSignal) -> AbortedReply:
-    """Read `events`, fire `signal` at the first text delta, return the terminal message (5 s at most)."""
+    """Read `events`, fire `signal` at the first text delta, return the terminal message.
+
+    Gives up after `ENDS_WITHIN_SECONDS`: callers stall the reply for longer than that (their client
+    timeout is longer still), so only the abort can end it in time."""
 
     async def read() -> AbortedReply:
         aborted_at: float | None = None
@@ -36,4 +41,4 @@ async def abort_at_first_text(events: AsyncIterator[StreamEvent], signal: AbortS
                 return AbortedReply(event.message, aborted_at, seen)
         raise AssertionError("no terminal event")
 
-    return await asyncio.wait_for(read(), 5)
+    return await asyncio.wait_for(read(), ENDS_WITHIN_SECONDS)

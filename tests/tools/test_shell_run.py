@@ -1,14 +1,16 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
 
 from pi_tui.tools.output_pipeline import OutputPipeline
 from pi_tui.tools.shell_run import ShellStartError, kill_group, resolve_shell, run_shell
+from tests.support.process_groups import HAS_PROC, group_alive
 from tests.support.waiting import until
+
+needs_proc = pytest.mark.skipif(not HAS_PROC, reason="process groups are read from /proc")
 
 
 async def test_exit_code_and_output(tmp_path: Path) -> None:
@@ -23,30 +25,34 @@ async def test_killed_by_signal_reports_no_exit_code(tmp_path: Path) -> None:
     assert outcome.exit_code is None and not outcome.aborted
 
 
+@needs_proc
 async def test_cancelling_the_task_kills_the_group(tmp_path: Path) -> None:
-    marker = tmp_path / "late"
+    """Left alone, the group would live a minute more; the wait for it to be gone gives up at 20 s."""
     pipeline = OutputPipeline()
-    task = asyncio.create_task(
-        run_shell(f"echo started; sleep 0.5; touch {marker}", cwd=str(tmp_path), pipeline=pipeline)
-    )
-    await until(lambda: pipeline.raw_bytes > 0, what="the shell to start")
+    task = asyncio.create_task(run_shell("echo $$; sleep 60", cwd=str(tmp_path), pipeline=pipeline))
+    await until(lambda: pipeline.snapshot().content.endswith("\n"), what="the shell to print its group")
+    group = int(pipeline.snapshot().content)
+    assert group_alive(group)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await asyncio.sleep(0.7)  # what is tested: the touch would have run by now had the group survived
-    assert not marker.exists()
+    await until(lambda: not group_alive(group), what=f"process group {group} to be gone")
 
 
+@needs_proc
 async def test_daemon_writing_after_exit_is_drained_until_quiet(tmp_path: Path) -> None:
+    """The daemon keeps the pipe open for a minute after its ticks: the call returns while it still runs
+    (the wait below gives up at 20 s), with every tick, and leaves the quiet daemon running."""
     pipeline = OutputPipeline()
-    started = time.monotonic()
-    command = "(for i in 1 2 3; do echo tick $i; sleep 0.05; done; sleep 30) & echo $$"
-    await run_shell(command, cwd=str(tmp_path), pipeline=pipeline)
-    elapsed = time.monotonic() - started
+    command = "(for i in 1 2 3; do echo tick $i; sleep 0.05; done; sleep 60) & echo $$"
+    outcome = await asyncio.wait_for(run_shell(command, cwd=str(tmp_path), pipeline=pipeline), 20)
     lines = pipeline.snapshot().content.split("\n")
-    groups = [int(line) for line in lines if line.isdigit()]
-    kill_group(groups[0])  # the daemon left behind is in the command's own process group
-    assert elapsed < 3
+    group = next(int(line) for line in lines if line.isdigit())
+    try:
+        assert group_alive(group), "the call returned without waiting for the daemon to end"
+        assert not outcome.background_stopped
+    finally:
+        kill_group(group)  # the daemon left behind is in the command's own process group
     assert [line for line in lines if line.startswith("tick")] == ["tick 1", "tick 2", "tick 3"]
 
 
@@ -56,12 +62,18 @@ def test_resolve_shell() -> None:
         resolve_shell("/nope")
 
 
+@needs_proc
 async def test_consumer_failure_surfaces_and_stops_the_process(tmp_path: Path) -> None:
+    """After its first line the command would sleep a minute: the failure stops its group instead (the
+    wait below gives up at 20 s)."""
+
     class Failing(OutputPipeline):
         def feed(self, data: bytes) -> None:
             raise OSError("disk full")
 
-    started = time.monotonic()
+    group_file = tmp_path / "group"
+    command = f"echo $$ > {group_file}; echo first; sleep 60"
     with pytest.raises(OSError, match="disk full"):
-        await run_shell("yes", cwd=str(tmp_path), pipeline=Failing())
-    assert time.monotonic() - started < 3
+        await asyncio.wait_for(run_shell(command, cwd=str(tmp_path), pipeline=Failing()), 20)
+    group = int(group_file.read_text())
+    await until(lambda: not group_alive(group), what=f"process group {group} to be gone")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import time
+from collections.abc import AsyncIterator
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import TextContent, UserMessage
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
+from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.preparation import prepare_compaction
@@ -55,25 +56,45 @@ def _split_branch(with_previous: bool) -> list[PathItem]:
     ]
 
 
-def _target(provider: ScriptedProvider, level: str | None = "high") -> SummaryModel:
+def _target(provider: StreamFunction, level: str | None = "high") -> SummaryModel:
     return SummaryModel(MODEL, provider, api_key="k", thinking_level=level)  # type: ignore[arg-type]
+
+
+class HeldUntilAllStarted:
+    """A stream function whose calls, once streaming, each wait until `parties` calls have started: both
+    summaries started before either finished. Calls made one after the other never get there (the first
+    waits for the second until the wait gives up, after 20 s)."""
+
+    def __init__(self, provider: ScriptedProvider, parties: int) -> None:
+        self.provider = provider
+        self.parties = parties
+        self.started = 0
+        self.all_started = asyncio.Event()
+
+    def __call__(
+        self, model: ModelConfig, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[StreamEvent]:
+        events = self.provider(model, context, options)  # takes its reply in call order
+        return self._after_all_started(events)
+
+    async def _after_all_started(self, events: AsyncIterator[StreamEvent]) -> AsyncIterator[StreamEvent]:
+        self.started += 1
+        if self.started == self.parties:
+            self.all_started.set()
+        await asyncio.wait_for(self.all_started.wait(), 20)
+        async for event in events:
+            yield event
 
 
 async def test_split_turn_runs_both_summaries_in_parallel_with_exact_prompts() -> None:
     items = _split_branch(with_previous=False)
     prepared = prepare_compaction(items, SETTINGS)
     assert prepared is not None and prepared.is_split_turn
-    provider = ScriptedProvider(
-        [
-            ScriptedReply(text="HISTORY", chunk_size=1000, delay_s=0.3),
-            ScriptedReply(text="PREFIX", chunk_size=1000, delay_s=0.3),
-        ]
-    )
-    started = time.monotonic()
-    result = await summarize_compaction(prepared, _target(provider))
-    elapsed = time.monotonic() - started
-    assert not isinstance(result, SummaryFailure)
-    assert elapsed < 1.0  # each call takes ≥ 0.6 s; run one after the other they would take ≥ 1.2 s
+    provider = ScriptedProvider([ScriptedReply(text="HISTORY"), ScriptedReply(text="PREFIX")])
+    held = HeldUntilAllStarted(provider, parties=2)
+    result = await asyncio.wait_for(summarize_compaction(prepared, _target(held)), 30)
+    assert not isinstance(result, SummaryFailure), result
+    assert held.all_started.is_set()
 
     history = (
         "[User]: Old request\n\n[Assistant]: Old answer\n\n[User]: Please fix bug 7\n\n"
