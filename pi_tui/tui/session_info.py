@@ -57,4 +57,5 @@ def session_info_markdown(
             size = f"{context_tokens:,} of {usage.context_window:,} tokens ({share:.1f}%)"
         source = window_source or usage.window_source
         rows.append(("Context", size + (f"; window: {source}" if source else "")))
-    return "\n".join(["| | |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)])
+    # A list, not a table: the dialog's Markdown table squeezes the first column to a few letters.
+    return "\n".join(f"- **{name}**: {value}" for name, value in rows)

@@ -20,12 +20,25 @@ from tests.support.waiting import until_sync
 pytestmark = pytest.mark.skipif(not HAS_PROC, reason="process groups are read from /proc")
 
 DRIVER = """
-import asyncio, sys
+import asyncio, pathlib, sys
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.bash import BashParams, BashTool
+from pi_tui.tools.group_guard import group_guard
 
+watch = group_guard.watch
+
+def watch_and_say(group):
+    watch(group)
+    told = pathlib.Path(sys.argv[3])
+    told.with_suffix(".tmp").write_text(str(group))
+    told.with_suffix(".tmp").replace(told)
+
+group_guard.watch = watch_and_say
 asyncio.run(BashTool(sys.argv[1]).execute("call", BashParams(command=sys.argv[2]), AbortSignal()))
 """
+"""The real bash tool; it says (in a file) once the guard was told of the command's group, since a kill
+before that moment (microseconds after the spawn, but a loaded machine may stop the driver right there)
+is the one the guard cannot cover."""
 COMMANDS = {
     # bash runs a lone command in its own process: the shell's pid is the sleep's.
     "lone-command": "exec sleep 1000",
@@ -39,11 +52,14 @@ COMMANDS = {
 def test_sigkill_of_pi_tui_kills_the_running_command_group(command: str, tmp_path: Path) -> None:
     group_file = tmp_path / "group"
     script = f"echo $$ > {group_file}.tmp; mv {group_file}.tmp {group_file}; {COMMANDS[command]}"
-    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(tmp_path), script])
+    watched = tmp_path / "watched"
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(tmp_path), script, str(watched)])
     try:
         until_sync(group_file.exists, what="the command to start")
         group = int(group_file.read_text())
         until_sync(lambda: "sleep" in dict(group_members(group)).values(), what="the sleep to start")
+        until_sync(watched.exists, what="the guard to be told of the group")
+        assert int(watched.read_text()) == group
     finally:
         driver.kill()
         driver.wait()

@@ -198,13 +198,15 @@ async def test_session_and_hotkeys_dialogs(tmp_path: Path) -> None:
         markdown = app.screen.markdown if isinstance(app.screen, InfoDialog) else ""
         assert "userMessages" not in markdown and "{" not in markdown, "labels, not raw keys or dicts"
         assert (
-            "| Messages in the context | 2: 1 from you, 1 reply, 0 tool results (0 tool calls) |" in markdown
+            "- **Messages in the context**: 2: 1 from you, 1 reply, 0 tool results (0 tool calls)" in markdown
         )
         assert (
-            "| Whole session (every branch, as in the footer) | input 1,234 · output 56 · total 1,290 · $0 |"
+            "- **Whole session (every branch, as in the footer)**: input 1,234 · output 56 · total 1,290 · $0"
             in markdown
         )
-        assert f"| Context | {screen.context_tokens:,} of 32,000 tokens (" in markdown, "the footer's figure"
+        assert f"- **Context**: {screen.context_tokens:,} of 32,000 tokens (" in markdown, (
+            "the footer's figure"
+        )
         await pilot.press("escape")
         await pilot.press("f1")
         await settle(pilot)
