@@ -76,6 +76,11 @@ class Resources:
             readme_path=str(readme) if readme else None,
         )
 
+    def problems(self) -> list[str]:
+        """Every problem found while loading, one line each, settings first: a skill or template that was
+        left out is named here (shown when a session starts and after `/reload`)."""
+        return [str(problem) for problem in (*self.settings_diagnostics, *self.diagnostics)]
+
     def expand_input(self, text: str) -> str:
         """User text after `/skill:` expansion (when `enableSkillCommands`) and prompt-template expansion."""
         if self.settings.enable_skill_commands:

@@ -133,7 +133,7 @@ async def run_print_mode(
     for warning in folder_warnings(store):
         report(stderr, warning)
     services = AgentSessionServices.for_cwd(store.cwd)
-    for problem in (*services.resources.settings_diagnostics, *services.resources.diagnostics):
+    for problem in services.resources.problems():
         stderr.write(f"pi-tui: {problem}\n")
     http_pool = HttpPool()
     session = AgentSession(

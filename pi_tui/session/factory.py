@@ -67,8 +67,7 @@ def create_runtime(
         if restored is not None:
             chosen_model, api_key = restored
     services = AgentSessionServices.for_cwd(Path(store.cwd))
-    resources = services.resources
-    problems += [str(problem) for problem in (*resources.settings_diagnostics, *resources.diagnostics)]
+    problems += services.resources.problems()
     options = RuntimeOptions(
         model=chosen_model,
         api_key=api_key,
