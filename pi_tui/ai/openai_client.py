@@ -14,6 +14,9 @@ when the request was sent, not when the reply was asked for.
 `RawEventsOpenAI` hands stream events over as the server's JSON objects instead of SDK models: the
 Responses provider stores a reasoning item verbatim (as pi does, key order included), which the SDK's
 models would reorder and fill.
+
+These are private hooks of the SDK, so `openai` is pinned; `tests/ai/test_openai_client_premises.py` fails
+when an upgrade renames, re-signs or stops calling one of them.
 """
 
 from __future__ import annotations

@@ -4,12 +4,28 @@ from __future__ import annotations
 
 import os
 import stat
+from importlib import resources
 from pathlib import Path
 
 HOME_ENV = "PI_TUI_HOME"
 PI_AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
 SESSION_DIR_MODE = 0o700
 SESSION_FILE_MODE = 0o600
+SHIPPED_DATA_DIR = "_data"
+"""In an installed wheel, the package folder holding the repository's top-level `themes/`, `skills/` and
+`README.md` (hatch `force-include` in pyproject.toml)."""
+
+
+def shipped_path(name: str) -> Path | None:
+    """A file or folder pi-tui ships from the top of its repository (`themes`, `skills`, `README.md`), or
+    None when it is not there. Inside the installed package when it was installed from a wheel; else the
+    package runs from a source checkout (or an editable install of one) and it is beside the package."""
+    package = resources.files("pi_tui")
+    if not isinstance(package, Path):  # a zipped package: the model could not read the files anyway
+        return None
+    data = package.resolve() / SHIPPED_DATA_DIR
+    candidate = (data if data.is_dir() else data.parent.parent) / name
+    return candidate if candidate.exists() else None
 
 
 def pi_tui_home() -> Path:

@@ -1,26 +1,30 @@
-"""The YAML frontmatter of skills and prompt templates: a small, strict subset of YAML.
+"""The YAML frontmatter of skills and prompt templates, read by a real YAML 1.2 parser (ruamel.yaml).
 
 A document may start with a `---` line; everything up to the next `---` line is frontmatter, the rest is
-the body. Understood: `key: value` pairs with plain, single- or double-quoted scalars, `true`/`false`,
-`null`/`~`, integers, `[a, b]` flow lists, plain values continued on indented lines, `|` / `>` block
-scalars (with `-` / `+` chomping), and one level of nesting under a key with no value (a `- item` list
-or `key: value` pairs, as in `metadata:`). Anything else is a `FrontmatterError` with a 1-based line
-number, so a broken skill is reported and skipped rather than loaded with half its fields.
+the body. The frontmatter is one YAML 1.2 document in the core schema, as pi reads it: a mapping whose
+values are strings, integers, floats, booleans, null, lists and mappings, in any YAML style (block or
+flow, plain, quoted or block scalars, anchors and aliases). YAML 1.2 has no timestamp type, so a date
+stays the string it was written as. Anything else (malformed YAML, a custom `!tag`, a document that is not
+a mapping, an alias that contains itself) is a `FrontmatterError` with a 1-based line number of the file,
+so a broken skill is reported and skipped rather than loaded with half its fields.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
-Scalar = str | int | bool | None
-FrontmatterValue = Scalar | list[Scalar] | dict[str, Scalar]
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import SafeConstructor
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+Scalar: TypeAlias = str | int | float | bool | None
+FrontmatterValue: TypeAlias = Scalar | list["FrontmatterValue"] | dict[str, "FrontmatterValue"]
 
 _DELIMITER = re.compile(r"^---[ \t]*$")
-_KEY_LINE = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*))?$")
-_BLOCK_HEADER = re.compile(r"^([|>])([+-]?)[ \t]*(?:#.*)?$")
-_INTEGER = re.compile(r"^[-+]?[0-9]+$")
-_DOUBLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "r": "\r", "0": "\0"}
+_FIRST_FIELD_LINE = 2  # the line after the opening `---`
+_CORE_SCHEMA_TAGS = ("null", "bool", "int", "float", "str", "seq", "map")
 
 
 class FrontmatterError(ValueError):
@@ -39,6 +43,21 @@ class Frontmatter:
     has_frontmatter: bool = False
 
 
+class _CoreSchemaConstructor(SafeConstructor):
+    """The safe constructor limited to the YAML 1.2 core schema: `!!binary`, `!!set`, `!!omap` and custom
+    tags are errors, and a timestamp-looking scalar stays a string."""
+
+
+_CoreSchemaConstructor.yaml_constructors = {
+    **{
+        f"tag:yaml.org,2002:{tag}": SafeConstructor.yaml_constructors[f"tag:yaml.org,2002:{tag}"]
+        for tag in _CORE_SCHEMA_TAGS
+    },
+    "tag:yaml.org,2002:timestamp": SafeConstructor.construct_yaml_str,
+    None: SafeConstructor.construct_undefined,
+}
+
+
 def parse_frontmatter(text: str) -> Frontmatter:
     """Split `text` into fields and body; raises `FrontmatterError` for malformed frontmatter."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
@@ -48,7 +67,7 @@ def parse_frontmatter(text: str) -> Frontmatter:
     closing = next((index for index in range(1, len(lines)) if _DELIMITER.match(lines[index])), None)
     if closing is None:
         raise FrontmatterError("frontmatter is not closed by a '---' line", 1)
-    fields = _parse_block(lines[1:closing], first_line=2)
+    fields = _parse_yaml("\n".join(lines[1:closing]))
     return Frontmatter(fields=fields, body="\n".join(lines[closing + 1 :]), has_frontmatter=True)
 
 
@@ -60,170 +79,68 @@ def strip_frontmatter(text: str) -> str:
         return text.replace("\r\n", "\n")
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
+def _parse_yaml(source: str) -> dict[str, FrontmatterValue]:
+    # One loader per call: a ruamel `YAML` keeps parser state, and resources load on worker threads.
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Constructor = _CoreSchemaConstructor
+    try:
+        loaded = yaml.load(source)
+    except MarkedYAMLError as error:
+        message = _one_line(error.problem or error.context or "invalid YAML")
+        raise FrontmatterError(message, _line(error, len(source))) from None
+    except YAMLError as error:
+        raise FrontmatterError(_one_line(str(error)), _FIRST_FIELD_LINE) from None
+    except RecursionError:
+        raise FrontmatterError("values are nested too deeply", _FIRST_FIELD_LINE) from None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise FrontmatterError("frontmatter must be 'key: value' fields", _FIRST_FIELD_LINE)
+    done: dict[int, FrontmatterValue] = {}
+    return {_key_text(key): _plain(value, done, set()) for key, value in loaded.items()}
 
 
-def _is_blank(line: str) -> bool:
-    stripped = line.strip()
-    return not stripped or stripped.startswith("#")
+def _line(error: MarkedYAMLError, source_length: int) -> int:
+    """The line of the problem; for one found at the end (an unclosed quote), the line where it began."""
+    mark = error.problem_mark
+    if mark is None or (mark.index >= source_length and error.context_mark is not None):
+        mark = error.context_mark
+    return _FIRST_FIELD_LINE + (mark.line if mark is not None else 0)
 
 
-def _parse_block(lines: list[str], first_line: int) -> dict[str, FrontmatterValue]:
-    fields: dict[str, FrontmatterValue] = {}
-    index = 0
-    while index < len(lines):
-        line, number = lines[index], first_line + index
-        if "\t" in line[: _indent(line) + 1] and line.strip():
-            raise FrontmatterError("tabs are not allowed for indentation", number)
-        if _is_blank(line):
-            index += 1
-            continue
-        if _indent(line) > 0:
-            raise FrontmatterError("unexpected indentation", number)
-        match = _KEY_LINE.match(line)
-        if match is None:
-            raise FrontmatterError("expected 'key: value'", number)
-        key, rest = match.group(1), (match.group(2) or "").strip()
-        if key in fields:
-            raise FrontmatterError(f'duplicate key "{key}"', number)
-        children_end = index + 1
-        while children_end < len(lines) and (
-            not lines[children_end].strip() or _indent(lines[children_end]) > 0
-        ):
-            children_end += 1
-        children = lines[index + 1 : children_end]
-        header = _BLOCK_HEADER.match(rest)
-        if header:
-            fields[key] = _block_scalar(children, header.group(1), header.group(2))
-        elif rest and not rest.startswith("#"):
-            if any(child.strip() for child in children):
-                fields[key] = _multiline_plain(rest, children, number)
-            else:
-                fields[key] = _scalar_or_flow(rest, number)
-        else:
-            fields[key] = _nested(children, number + 1)
-        index = children_end
-    return fields
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
 
 
-def _block_scalar(children: list[str], style: str, chomping: str) -> str:
-    content = [line for line in children if line.strip()]
-    indent = min((_indent(line) for line in content), default=0)
-    body = [line[indent:] if line.strip() else "" for line in children]
-    while body and body[-1] == "" and chomping != "+":
-        body.pop()
-    trailing = len(children) - len(body) if chomping == "+" else 0
-    if style == "|":
-        text = "\n".join(body)
-    else:
-        text, previous_blank = "", True
-        for line in body:
-            if line == "":
-                text += "\n"
-                previous_blank = True
-            else:
-                text += ("" if previous_blank else " ") + line
-                previous_blank = False
-    if not body:
-        return ""
-    if chomping == "-":
-        return text
-    return text + "\n" + "\n" * trailing
+def _plain(value: Any, done: dict[int, FrontmatterValue], open_ids: set[int]) -> FrontmatterValue:
+    """`value` with string keys everywhere. An alias shared by many fields is converted once (a few
+    lines of anchors cannot blow up into millions of values); an alias inside itself is an error."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    identity = id(value)
+    if identity in done:
+        return done[identity]
+    if identity in open_ids:
+        raise FrontmatterError("an alias refers to a value that contains it", _FIRST_FIELD_LINE)
+    open_ids.add(identity)
+    converted: FrontmatterValue
+    if isinstance(value, dict):
+        converted = {_key_text(key): _plain(item, done, open_ids) for key, item in value.items()}
+    elif isinstance(value, list):
+        converted = [_plain(item, done, open_ids) for item in value]
+    else:  # the core-schema constructor makes nothing else; a new ruamel.yaml might
+        raise FrontmatterError(f"unsupported value {value!r}", _FIRST_FIELD_LINE)
+    open_ids.discard(identity)
+    done[identity] = converted
+    return converted
 
 
-def _multiline_plain(first: str, children: list[str], line: int) -> Scalar:
-    """A plain value continued on more-indented lines: folded with spaces, a blank line is a newline."""
-    if first[0] in "\"'[{|>":
-        raise FrontmatterError("multi-line quoted or flow values are not supported", line)
-    folded = first
-    previous_blank = False
-    for offset, child in enumerate(children, start=1):
-        text = child.strip()
-        if not text:
-            folded += "\n"
-            previous_blank = True
-            continue
-        if text.startswith("#"):
-            raise FrontmatterError("a comment cannot continue a value", line + offset)
-        folded += ("" if previous_blank else " ") + text
-        previous_blank = False
-    return _scalar(folded.rstrip("\n"), line)
-
-
-def _nested(children: list[str], first_line: int) -> FrontmatterValue:
-    content = [(first_line + offset, line.strip()) for offset, line in enumerate(children) if line.strip()]
-    if not content:
-        return None
-    if all(line.startswith("- ") or line == "-" for _, line in content):
-        return [_scalar(line[1:].strip(), number) for number, line in content]
-    mapping: dict[str, Scalar] = {}
-    for number, line in content:
-        if line.startswith("#"):
-            continue
-        match = _KEY_LINE.match(line)
-        if match is None:
-            raise FrontmatterError("expected 'key: value' or '- item'", number)
-        mapping[match.group(1)] = _scalar((match.group(2) or "").strip(), number)
-    return mapping
-
-
-def _scalar_or_flow(text: str, line: int) -> FrontmatterValue:
-    if text.startswith("["):
-        if not text.rstrip().endswith("]"):
-            raise FrontmatterError("unterminated flow list", line)
-        inner = text.rstrip()[1:-1].strip()
-        return [_scalar(item.strip(), line) for item in inner.split(",")] if inner else []
-    return _scalar(text, line)
-
-
-def _scalar(text: str, line: int) -> Scalar:
-    if not text:
-        return None
-    if text[0] in "\"'":
-        return _quoted(text, line)
-    if text[0] in "{&*!%@`":
-        raise FrontmatterError(f"unsupported YAML syntax {text[0]!r}", line)
-    comment = re.search(r"[ \t]#", text)
-    if comment:
-        text = text[: comment.start()].rstrip()
-    if ": " in text or text.endswith(":"):
-        raise FrontmatterError("mapping values are not allowed here (quote the value)", line)
-    if text in ("true", "True", "TRUE"):
-        return True
-    if text in ("false", "False", "FALSE"):
-        return False
-    if text in ("null", "Null", "NULL", "~"):
-        return None
-    if _INTEGER.match(text):
-        return int(text)
-    return text
-
-
-def _quoted(text: str, line: int) -> str:
-    quote, result, index = text[0], [], 1
-    while index < len(text):
-        char = text[index]
-        if quote == "'" and char == "'":
-            if text[index + 1 : index + 2] == "'":
-                result.append("'")
-                index += 2
-                continue
-            break
-        if quote == '"' and char == "\\":
-            escape = text[index + 1 : index + 2]
-            if escape not in _DOUBLE_ESCAPES:
-                raise FrontmatterError(f"unknown escape \\{escape}", line)
-            result.append(_DOUBLE_ESCAPES[escape])
-            index += 2
-            continue
-        if quote == '"' and char == '"':
-            break
-        result.append(char)
-        index += 1
-    else:
-        raise FrontmatterError("unterminated quoted string", line)
-    rest = text[index + 1 :].strip()
-    if rest and not rest.startswith("#"):
-        raise FrontmatterError("unexpected text after a quoted string", line)
-    return "".join(result)
+def _key_text(key: Any) -> str:
+    """A mapping key as the string pi's JavaScript objects would hold (`1` → "1", `true` → "true")."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, tuple):
+        return ",".join(_key_text(part) for part in key)
+    return str(key)

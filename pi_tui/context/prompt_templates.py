@@ -88,15 +88,16 @@ def load_template_file(path: Path) -> tuple[PromptTemplate | None, list[Resource
         text = path.read_bytes().decode("utf-8", errors="replace")
     except OSError as error:
         return None, [ResourceDiagnostic("warning", f"cannot read prompt template: {error.strerror}", path)]
+    name = path.name.removesuffix(".md")
     try:
         parsed = parse_frontmatter(text)
     except FrontmatterError as error:
-        message = f"invalid frontmatter: {error.reason}; template not loaded"
+        message = f'invalid frontmatter: {error.reason}; prompt template "/{name}" not loaded'
         return None, [ResourceDiagnostic("error", message, path, line=error.line)]
     body = parsed.body.strip() if parsed.has_frontmatter else parsed.body
     hint = parsed.fields.get("argument-hint")
     template = PromptTemplate(
-        name=path.name.removesuffix(".md"),
+        name=name,
         description=_description(dict(parsed.fields), body),
         content=body,
         file_path=path,

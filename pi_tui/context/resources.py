@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_tui.config.paths import pi_tui_home
+from pi_tui.config.paths import pi_tui_home, shipped_path
 from pi_tui.config.settings import Settings
 from pi_tui.config.settings_files import SETTINGS_FILE_NAME, SettingsDiagnostic, load_settings
 from pi_tui.context.context_files import (
@@ -41,9 +41,9 @@ README_NAME = "README.md"
 
 
 def package_readme_path() -> Path | None:
-    """The README beside the installed package (a source checkout or an editable install), if present."""
-    candidate = Path(__file__).resolve().parents[2] / README_NAME
-    return candidate if candidate.is_file() else None
+    """pi-tui's README (shipped in the wheel, or at the top of a source checkout), if present."""
+    found = shipped_path(README_NAME)
+    return found if found is not None and found.is_file() else None
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,11 @@ class Resources:
             skills=self.skills,
             readme_path=str(readme) if readme else None,
         )
+
+    def problems(self) -> list[str]:
+        """Every problem found while loading, one line each, settings first: a skill or template that was
+        left out is named here (shown when a session starts and after `/reload`)."""
+        return [str(problem) for problem in (*self.settings_diagnostics, *self.diagnostics)]
 
     def expand_input(self, text: str) -> str:
         """User text after `/skill:` expansion (when `enableSkillCommands`) and prompt-template expansion."""

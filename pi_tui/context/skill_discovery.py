@@ -2,7 +2,7 @@
 
 Order (highest precedence first): `<cwd>/.pi-tui/skills/`; `.agents/skills/` in the cwd and each ancestor up
 to the git root (the file system root outside a repository), nearest first; `PI_TUI_HOME/skills/`;
-`~/.agents/skills/`; the settings' `skills` paths; the built-in skills shipped beside the package.
+`~/.agents/skills/`; the settings' `skills` paths; the built-in skills shipped with pi-tui.
 
 Folder scan: a folder holding `SKILL.md` is a skill (nothing below it is scanned); otherwise its
 sub-folders are scanned, skipping dot-entries, `node_modules` and ignored paths. In "pi" mode `.md` files
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pi_tui.config.paths import project_config_dir
+from pi_tui.config.paths import project_config_dir, shipped_path
 from pi_tui.context.ignore_rules import IgnoreRules
 from pi_tui.context.resource_diagnostics import ResourceDiagnostic
 from pi_tui.context.skills import SKILL_FILE_NAME, Skill, SkillSource, load_skill_file
@@ -37,9 +37,9 @@ class SkillLocation:
 
 
 def builtin_skills_dir() -> Path | None:
-    """The repository's `skills/` folder next to the installed package, when it is there."""
-    candidate = Path(__file__).resolve().parents[2] / SKILLS_DIR_NAME
-    return candidate if candidate.is_dir() else None
+    """The skills pi-tui ships (the repository's `skills/`, packaged into the wheel), when they are there."""
+    found = shipped_path(SKILLS_DIR_NAME)
+    return found if found is not None and found.is_dir() else None
 
 
 def _git_root(cwd: Path) -> Path | None:

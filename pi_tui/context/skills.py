@@ -69,6 +69,11 @@ def _name_problems(name: str, parent_name: str) -> list[str]:
     return problems
 
 
+def _reported_name(path: Path) -> str:
+    """What the user calls a skill that could not be read: its folder, or a loose file's own name."""
+    return path.parent.name if path.name == SKILL_FILE_NAME else path.stem
+
+
 def load_skill_file(path: Path, source: SkillSource) -> tuple[Skill | None, list[ResourceDiagnostic]]:
     """Read and validate one skill file. Only a missing description or broken frontmatter rejects it."""
     diagnostics: list[ResourceDiagnostic] = []
@@ -79,7 +84,7 @@ def load_skill_file(path: Path, source: SkillSource) -> tuple[Skill | None, list
     try:
         fields = parse_frontmatter(text).fields
     except FrontmatterError as error:
-        message = f"invalid frontmatter: {error.reason}; skill not loaded"
+        message = f'invalid frontmatter: {error.reason}; skill "{_reported_name(path)}" not loaded'
         return None, [ResourceDiagnostic("error", message, path, line=error.line)]
 
     def warn(message: str) -> None:
@@ -90,7 +95,9 @@ def load_skill_file(path: Path, source: SkillSource) -> tuple[Skill | None, list
             warn(f'unknown frontmatter field "{key}"')
     description = fields.get("description")
     if not isinstance(description, str) or not description.strip():
-        warn("description is required; skill not loaded")
+        raw_name = fields.get("name")
+        name = raw_name if isinstance(raw_name, str) and raw_name else _reported_name(path)
+        warn(f'description is required; skill "{name}" not loaded')
         return None, diagnostics
     if len(description) > MAX_DESCRIPTION_LENGTH:
         warn(f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len(description)})")

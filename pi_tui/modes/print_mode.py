@@ -134,7 +134,7 @@ async def run_print_mode(
     for warning in folder_warnings(store):
         report(stderr, warning)
     services = AgentSessionServices.for_cwd(store.cwd)
-    for problem in (*services.resources.settings_diagnostics, *services.resources.diagnostics):
+    for problem in services.resources.problems():
         stderr.write(f"pi-tui: {problem}\n")
     model = resolution.model
     for note in reserve_notes(services.resources.settings, model.context_window, model.ref):

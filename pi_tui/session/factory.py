@@ -69,7 +69,7 @@ def create_runtime(
             chosen_model, api_key = restored
     services = AgentSessionServices.for_cwd(Path(store.cwd))
     resources = services.resources
-    problems += [str(problem) for problem in (*resources.settings_diagnostics, *resources.diagnostics)]
+    problems += resources.problems()
     problems += reserve_notes(resources.settings, chosen_model.context_window, chosen_model.ref)
     options = RuntimeOptions(
         model=chosen_model,

@@ -13,7 +13,7 @@ from pydantic import Field
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.file_walk import walk
-from pi_tui.tools.glob_match import glob_to_regex
+from pi_tui.tools.glob_match import GlobPatternError, glob_matcher
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.paths import resolve_to_cwd
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
@@ -73,7 +73,10 @@ class FindTool(AgentTool[FindParams]):
                 return ToolResult.error(found)
             results = found
         else:
-            results = await asyncio.to_thread(_python_find, params.pattern, root, limit, signal)
+            try:
+                results = await asyncio.to_thread(_python_find, params.pattern, root, limit, signal)
+            except GlobPatternError as error:
+                return ToolResult.error(str(error))
         if signal.aborted:
             return ToolResult.error(OPERATION_ABORTED)
         if not results:
@@ -97,13 +100,13 @@ class FindTool(AgentTool[FindParams]):
 
 def _python_find(pattern: str, root: str, limit: int, signal: AbortSignal) -> list[str]:
     glob, full_path = effective_pattern(pattern)
-    regex = glob_to_regex(glob)
+    matches = glob_matcher(glob)
     results: list[str] = []
     if limit <= 0:
         return results
     for entry in walk(root, should_stop=lambda: signal.aborted):
         target = entry.path.replace(os.sep, "/") if full_path else entry.relative.rsplit("/", 1)[-1]
-        if regex.match(target):
+        if matches(target):
             results.append(entry.relative + "/" if entry.is_dir else entry.relative)
             if len(results) >= limit:
                 break

@@ -1,55 +1,37 @@
-"""Glob patterns as fd and ripgrep read them: `*` and `?` stay within a path segment, `**` crosses
-segments, `[...]` classes and `{a,b}` alternatives."""
+"""Glob patterns as fd and ripgrep read them, for the find and grep fallbacks (wcmatch does the matching).
+
+`*` and `?` stay within a path segment, `**` as a whole segment crosses segments (elsewhere it is `*`),
+`[...]` / `[!...]` / `[^...]` are classes, `{a,b}` alternatives, `\\` escapes the next character. A class
+nothing closes (`[]`, `[!]`, which fd refuses) is literal text. A leading dot is an ordinary character, as
+with fd `--hidden` and rg `--hidden`; matching is case-sensitive; paths are `/`-separated on every system.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
+
+from wcmatch import glob as wcglob
+from wcmatch._wcparse import PatternLimitException
+
+GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.FORCEUNIX | wcglob.CASE
+# `{a,b}` is expanded into separate patterns; beyond this many the pattern is refused, not matched slowly.
+MAX_EXPANDED_PATTERNS = 1000
+
+
+class GlobPatternError(ValueError):
+    """A glob the fallbacks cannot match; the message is one line for the model."""
 
 
 @lru_cache(maxsize=256)
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """A compiled regex that matches a whole `/`-separated path against `pattern`."""
-    out: list[str] = []
-    index = 0
-    depth = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if pattern.startswith("**", index):
-            out.append(".*")
-            index += 2
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = pattern.find("]", index + 2 if pattern[index + 1 : index + 2] in ("!", "^") else index + 1)
-            if end < 0:
-                out.append(re.escape(char))
-            else:
-                body = pattern[index + 1 : end]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                index = end
-        elif char == "{":
-            depth += 1
-            out.append("(?:")
-        elif char == "}" and depth:
-            depth -= 1
-            out.append(")")
-        elif char == "," and depth:
-            out.append("|")
-        elif char == "\\" and index + 1 < len(pattern):
-            index += 1
-            out.append(re.escape(pattern[index]))
-        else:
-            out.append(re.escape(char))
-        index += 1
-    out.extend(")" * depth)
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+def glob_matcher(pattern: str) -> Callable[[str], bool]:
+    """A test of a whole `/`-separated path against `pattern`; raises `GlobPatternError`."""
+    try:
+        alternatives, _ = wcglob.translate(pattern, flags=GLOB_FLAGS, limit=MAX_EXPANDED_PATTERNS)
+    except PatternLimitException:
+        message = f"glob pattern expands to more than {MAX_EXPANDED_PATTERNS} patterns: {pattern}"
+        raise GlobPatternError(message) from None
+    # wcmatch's own matcher makes an object per path; its regexes, joined, test a path 3-4x faster.
+    regex = re.compile("|".join(alternatives))
+    return lambda path: regex.fullmatch(path) is not None

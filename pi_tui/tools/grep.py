@@ -18,7 +18,7 @@ from pydantic import Field
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.file_walk import walk
-from pi_tui.tools.glob_match import glob_to_regex
+from pi_tui.tools.glob_match import GlobPatternError, glob_matcher
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.paths import resolve_to_cwd
 from pi_tui.tools.truncate import (
@@ -166,7 +166,10 @@ def _python_search(params: GrepParams, root: str, is_dir: bool, limit: int, sign
     prefilter = None if "\\A" in source or "\\Z" in source else re.compile(source, flags | re.MULTILINE)
     glob = params.glob
     negate = bool(glob and glob.startswith("!"))
-    glob_regex = glob_to_regex(glob[1:] if negate and glob else glob) if glob else None
+    try:
+        glob_matches = glob_matcher(glob[1:] if negate and glob else glob) if glob else None
+    except GlobPatternError as error:
+        raise GrepError(str(error)) from error
     search = _Search()
     candidates: Iterator[tuple[str, str]]
     if is_dir:
@@ -175,9 +178,9 @@ def _python_search(params: GrepParams, root: str, is_dir: bool, limit: int, sign
     else:
         candidates = iter([(root, os.path.basename(root))])
     for path, relative in candidates:
-        if glob_regex is not None:
+        if glob_matches is not None:
             target = relative if "/" in (glob or "") else relative.rsplit("/", 1)[-1]
-            if bool(glob_regex.match(target)) == negate:
+            if glob_matches(target) == negate:
                 continue
         lines = _read_lines(path)
         if lines is None:

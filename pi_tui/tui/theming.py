@@ -1,6 +1,6 @@
 """pi-tui's colour themes: TOML files, validated by `ThemeFile`, turned into Textual `Theme`s.
 
-The built-in themes ship inside the package (`pi_tui/tui/themes/*.toml`); the user's are read from
+The built-in themes are the repository's `themes/*.toml`, shipped in the wheel; the user's are read from
 `~/.pi-tui/themes/*.toml`. A user file that does not parse or validate is skipped with a `ThemeProblem`
 naming the file and the field, never an exception: a broken theme must not stop the app starting.
 Besides Textual's base colours a theme sets the app's own variables (`$pi-prefix`, ...). A theme that
@@ -23,12 +23,13 @@ from textual.color import Color, ColorParseError
 from textual.css.constants import VALID_STYLE_FLAGS
 from textual.theme import BUILTIN_THEMES, Theme
 
-from pi_tui.config.paths import pi_tui_home
+from pi_tui.config.paths import pi_tui_home, shipped_path
 
 DEFAULT_THEME = "pi-dark"
 """Used when the settings name no theme, or one that is not installed."""
 THEME_SUFFIX = ".toml"
-BUILTIN_THEMES_DIR = Path(__file__).with_name("themes")
+BUILTIN_THEMES_FOLDER = "themes"
+"""At the top of the repository, packaged into the wheel (`shipped_path`)."""
 USER_THEMES_FOLDER = "themes"
 """Under `~/.pi-tui/` (or `$PI_TUI_HOME`)."""
 
@@ -156,9 +157,12 @@ def read_theme_file(path: Path) -> Theme | list[ThemeProblem]:
 
 @cache
 def builtin_themes() -> tuple[Theme, ...]:
-    """pi-tui's own themes, shipped in the package. A broken one is a bug, so it raises."""
+    """pi-tui's own themes, shipped with it. A missing or broken one is a bug, so it raises."""
+    folder = shipped_path(BUILTIN_THEMES_FOLDER)
+    if folder is None:
+        raise FileNotFoundError(f"pi-tui's built-in {BUILTIN_THEMES_FOLDER}/ folder is not installed")
     themes = []
-    for path in sorted(BUILTIN_THEMES_DIR.glob(f"*{THEME_SUFFIX}")):
+    for path in sorted(folder.glob(f"*{THEME_SUFFIX}")):
         result = read_theme_file(path)
         if isinstance(result, list):
             raise ValueError("; ".join(str(problem) for problem in result))

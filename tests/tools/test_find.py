@@ -75,3 +75,21 @@ async def test_byte_limit_notice(tmp_path: Path) -> None:
     )
     assert result.text_content.endswith("file-07.txt\n\n[100B limit reached]")
     assert result.details["truncation"]["maxBytes"] == 100
+
+
+async def test_class_edge_cases_and_braces_match_like_fd(tmp_path: Path) -> None:
+    for name in ["[].txt", "[!].txt", "a.txt", "b.txt", "c.md", "pkg/mod.py", "pkg/sub/deep.py"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+
+    assert (await find(tmp_path, pattern="[].txt")).text_content == "[].txt"
+    assert (await find(tmp_path, pattern="[!].txt")).text_content == "[!].txt"
+    assert (await find(tmp_path, pattern="[!a].txt")).text_content == "b.txt"
+    assert (await find(tmp_path, pattern="{a,b}.txt")).text_content == "a.txt\nb.txt"
+    assert (await find(tmp_path, pattern="**/*.py")).text_content == "pkg/mod.py\npkg/sub/deep.py"
+
+
+async def test_a_brace_explosion_is_a_one_line_error(tmp_path: Path) -> None:
+    result = await find(tmp_path, pattern="{a,b}" * 10)
+
+    assert result.is_error and result.text_content.startswith("glob pattern expands to more than 1000")

@@ -91,3 +91,19 @@ async def test_anchored_patterns_match_any_line(tmp_path: Path) -> None:
     assert (await grep(tmp_path, pattern="^def")).text_content == "f.py:2: def main():"
     assert (await grep(tmp_path, pattern=r"\Adef")).text_content == "f.py:2: def main():"
     assert (await grep(tmp_path, pattern="1$")).text_content == "f.py:1: x = 1"
+
+
+async def test_glob_class_edge_cases_filter_instead_of_failing(tmp_path: Path) -> None:
+    for name in ["[].txt", "[!].txt", "a.txt", "b.txt", "pkg/mod.py"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("hit\n")
+
+    assert (await grep(tmp_path, pattern="hit", glob="[].txt")).text_content == "[].txt:1: hit"
+    assert (await grep(tmp_path, pattern="hit", glob="[!].txt")).text_content == "[!].txt:1: hit"
+    assert (await grep(tmp_path, pattern="hit", glob="[!a].txt")).text_content == "b.txt:1: hit"
+    assert (await grep(tmp_path, pattern="hit", glob="!{a,b}.txt")).text_content == (
+        "[!].txt:1: hit\n[].txt:1: hit\npkg/mod.py:1: hit"
+    )
+    assert (await grep(tmp_path, pattern="hit", glob="**/*.py")).text_content == "pkg/mod.py:1: hit"
+    refused = await grep(tmp_path, pattern="hit", glob="{a,b}" * 10)
+    assert refused.is_error and refused.text_content.startswith("glob pattern expands to more than 1000")

@@ -321,3 +321,29 @@ async def test_the_next_request_from_a_slash_command_and_from_the_context_pane(t
             lambda: isinstance(app.screen, InfoDialog), what="the request dialog from the Context pane"
         )
         assert app.screen.markdown.count('"role": "user"') == 1  # the editor is empty: no next message yet
+
+
+async def test_reload_names_a_skill_that_was_left_out(tmp_path: Path) -> None:
+    """A skill added while the chat runs whose frontmatter does not parse: `/reload` says which one."""
+    app, _, _ = make_chat_app(tmp_path, [])
+    warnings: list[str] = []
+    show = app.notify
+
+    def recording_notify(message: str, **options: Any) -> None:
+        if options.get("severity") == "warning":
+            warnings.append(message)
+        show(message, **options)
+
+    app.notify = recording_notify  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        skill = tmp_path / "project" / ".pi-tui" / "skills" / "tidy-imports" / "SKILL.md"
+        skill.parent.mkdir(parents=True)
+        skill.write_text("---\ndescription: Tidy imports\nmetadata:\n  owner: tooling\n tier: 2\n---\n")
+
+        await submit(pilot, "/reload")
+
+        await until(lambda: warnings, pilot=pilot, what="a warning after /reload")
+        [warning] = warnings
+        assert warning.startswith(f"{skill}:5: error: invalid frontmatter")
+        assert warning.endswith('skill "tidy-imports" not loaded')

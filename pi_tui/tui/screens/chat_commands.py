@@ -273,6 +273,9 @@ class ChatCommands(Screen[None]):
     async def action_reload_resources(self, args: str = "") -> None:
         changed = await self.session.reload()
         self.notify("Reloaded: the system prompt changed." if changed else "Reloaded: nothing changed.")
+        # What was left out (a skill whose frontmatter does not parse) is said again, as at start.
+        for problem in self.session.resources.problems():
+            self.notify(problem, severity="warning", timeout=8, markup=False)
 
     async def action_session_info(self, args: str = "") -> None:
         session = self.session
