@@ -51,26 +51,38 @@ class ParentLoop:
 
 
 def parent_loops(entries: Sequence[SessionEntry], by_id: Mapping[str, SessionEntry]) -> list[ParentLoop]:
-    """Every loop of parent links, each once, in file order. Iterative and linear: each entry is walked
-    up from once."""
-    position = {entry.id: index for index, entry in enumerate(entries)}  # a duplicated id: its owner's
-    done: set[str] = set()
-    loops: list[ParentLoop] = []
+    """Every loop of parent links, each once, in file order. Linear and iterative: a loop has a member
+    whose parent comes later in the file (or is itself), so walks start only at such entries, which a
+    healthy file has none of."""
+    scanned: set[str] = set()
+    forward: list[SessionEntry] = []
     for entry in entries:
+        parent = entry.parent_id
+        if parent is not None and parent not in scanned and parent in by_id:
+            forward.append(entry)
+        if by_id.get(entry.id) is entry:  # a duplicated id links to its last entry
+            scanned.add(entry.id)
+    done: set[str] = set()
+    loops: list[list[str]] = []
+    for start in forward:
         walk: list[str] = []
         on_walk: set[str] = set()
-        current = by_id.get(entry.id)
+        current = by_id.get(start.id)
         while current is not None and current.id not in done and current.id not in on_walk:
             walk.append(current.id)
             on_walk.add(current.id)
-            parent = current.parent_id
-            current = by_id.get(parent) if parent is not None else None
+            current = by_id.get(current.parent_id) if current.parent_id is not None else None
         if current is not None and current.id in on_walk:
-            members = walk[walk.index(current.id) :]
-            first = min(range(len(members)), key=lambda index: position[members[index]])
-            loops.append(ParentLoop(tuple(members[first:] + members[:first])))
+            loops.append(walk[walk.index(current.id) :])
         done.update(walk)
-    return loops
+    if not loops:
+        return []
+    position = {entry.id: index for index, entry in enumerate(entries)}  # a duplicated id: its last
+    found = []
+    for members in loops:
+        first = min(range(len(members)), key=lambda index: position[members[index]])
+        found.append(ParentLoop(tuple(members[first:] + members[:first])))
+    return sorted(found, key=lambda loop: position[loop.root])
 
 
 @dataclass(frozen=True)
