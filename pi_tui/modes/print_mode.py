@@ -23,6 +23,7 @@ from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
 from pi_tui.modes.headless_notices import HeadlessNotices
 from pi_tui.modes.run_options import RunOptions
+from pi_tui.modes.session_command_support import report_file_problems
 from pi_tui.modes.user_messages import report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
@@ -132,6 +133,7 @@ async def run_print_mode(
     if refusal is not None:
         report(stderr, refusal)
         return EXIT_ERROR
+    report_file_problems(store, stderr)
     for warning in folder_warnings(store):
         report(stderr, warning)
     services = AgentSessionServices.for_cwd(store.cwd)
