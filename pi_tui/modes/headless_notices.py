@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from pi_tui.modes.user_messages import report
 from pi_tui.session.events import AnyEvent, AutoRetryStartEvent, CompactionEndEvent
 
 ERROR_CHARS = 200
@@ -25,8 +26,7 @@ def retry_line(event: AutoRetryStartEvent) -> str:
     if len(error) > ERROR_CHARS:
         error = error[: ERROR_CHARS - 1] + "…"
     return (
-        f"pi-tui: {error}; retrying in {wait_text(event.delay_ms)}"
-        f" (attempt {event.attempt} of {event.max_attempts})\n"
+        f"{error}; retrying in {wait_text(event.delay_ms)} (attempt {event.attempt} of {event.max_attempts})"
     )
 
 
@@ -47,10 +47,10 @@ class HeadlessNotices:
         if isinstance(event, AutoRetryStartEvent):
             self._write(retry_line(event))
         elif isinstance(event, CompactionEndEvent) and event.error_message and not event.aborted:
-            self._write(f"pi-tui: {event.error_message}\n")
+            self._write(event.error_message)
             if event.reason == "overflow":
                 self.overflowed = True
 
     def _write(self, line: str) -> None:
-        self._stderr.write(line)
+        report(self._stderr, line)
         self._stderr.flush()

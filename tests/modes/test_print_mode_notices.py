@@ -40,7 +40,7 @@ async def test_a_prompt_the_server_refuses_fails_at_once_with_the_overflow_line(
     first, provider_error = err.splitlines()
     assert first.startswith("pi-tui: Context overflow: the request is about ")
     assert "local/small's context window is 1,024 tokens" in first
-    assert provider_error == f"400 {faults.OVERFLOW_TEXT}"
+    assert provider_error == f"pi-tui: 400 {faults.OVERFLOW_TEXT}"
     assert len(openai_server.requests) == 1 and summary_requests(openai_server) == 0
     assert stored_prompts(tmp_path) == [LONG_PROMPT]
 
