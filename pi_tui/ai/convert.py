@@ -2,8 +2,9 @@
 
 `convert_to_llm` turns pi-tui's custom message kinds into user messages with pi's exact texts, so a
 session replays byte-for-byte as pi would send it. `transform_messages` is the provider-boundary
-normalisation: failed replies are skipped, orphaned tool calls are answered, images are replaced for
-text-only models, foreign thinking becomes text and foreign tool-call ids are made portable.
+normalisation: failed replies are skipped, orphaned tool calls are answered and results no call asked
+for are dropped, images are replaced for text-only models, foreign thinking becomes text and foreign
+tool-call ids are made portable.
 """
 
 from __future__ import annotations
@@ -198,6 +199,10 @@ def transform_messages(messages: Sequence[LlmMessage], model: ModelConfig) -> li
         elif isinstance(message, ToolResultMessage):
             if message.tool_call_id in renamed:
                 message = message.model_copy(update={"tool_call_id": renamed[message.tool_call_id]})
+            if not any(call.id == message.tool_call_id for call in pending):
+                # No call of the reply before it asked for this result (a damaged file: a duplicated
+                # entry id, a loop of parent links): sent, it would make providers refuse the request.
+                continue
             answered.add(message.tool_call_id)
         result.append(message)
     if pending:

@@ -24,6 +24,7 @@ from pi_tui.config.settings_files import load_settings
 from pi_tui.context.accounting.blame import drift_cause, drift_cost
 from pi_tui.context.accounting.geometry import used_how
 from pi_tui.modes.request_preview import show_next_request
+from pi_tui.modes.session_command_support import report_file_problems
 from pi_tui.session.branch_model import branch_model
 from pi_tui.session.inspector import DEFAULT_RECORDS, InspectorCache, InspectorData, build_inspector_data
 from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
@@ -219,6 +220,7 @@ def run_context_command(argv: list[str]) -> int:
         sys.stderr.write(f"pi-tui context: no session file at {resolved}\n")
         return 1
     store = SessionStore.open(resolved, migrate=False)
+    report_file_problems(store)
     if options.leaf is not None and store.get_entry(options.leaf) is None:
         sys.stderr.write(f"pi-tui context: entry {options.leaf} not found in {resolved}\n")
         return 1

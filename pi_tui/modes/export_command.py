@@ -16,7 +16,7 @@ from pi_tui.config.settings_files import load_settings
 from pi_tui.export.exporter import ExportError, default_output, export_session
 from pi_tui.export.full_output import DEFAULT_MAX_INLINE_BYTES
 from pi_tui.export.html_export import HtmlOptions
-from pi_tui.modes.session_command_support import fail
+from pi_tui.modes.session_command_support import fail, report_file_problems
 from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session.store import SessionStore
 
@@ -57,6 +57,7 @@ def run_export_command(argv: list[str]) -> int:
         sys.stderr.write(f"pi-tui export: no session file at {resolved}\n")
         return 1
     store = SessionStore.open(resolved, migrate=False)
+    report_file_problems(store)
     out = Path(options.out).expanduser() if options.out else default_output(store, Path(cwd))
     if not out.is_absolute():
         out = Path(cwd) / out

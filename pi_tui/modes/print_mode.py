@@ -21,7 +21,9 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
+from pi_tui.modes.headless_notices import HeadlessNotices
 from pi_tui.modes.run_options import RunOptions
+from pi_tui.modes.session_command_support import report_file_problems
 from pi_tui.modes.user_messages import report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
@@ -131,6 +133,7 @@ async def run_print_mode(
     if refusal is not None:
         report(stderr, refusal)
         return EXIT_ERROR
+    report_file_problems(store, stderr)
     for warning in folder_warnings(store):
         report(stderr, warning)
     services = AgentSessionServices.for_cwd(store.cwd)
@@ -174,21 +177,28 @@ async def _send_all(
 
         session.subscribe(print_event)
 
+    notices = HeadlessNotices(stderr)
+    session.subscribe(notices)
     received: list[signal.Signals] = []
     with _abort_on_signals(session, received):
         for text in prompts:
+            notices.start_prompt()
             await session.prompt(text)
             if received:
                 break
     if received:
         return EXIT_SIGNAL[received[0]]
-    return _final_output(session, options, stdout, stderr)
+    return _final_output(session, options, stdout, stderr, overflowed=notices.overflowed)
 
 
-def _final_output(session: AgentSession, options: RunOptions, stdout: TextIO, stderr: TextIO) -> int:
+def _final_output(
+    session: AgentSession, options: RunOptions, stdout: TextIO, stderr: TextIO, *, overflowed: bool
+) -> int:
+    """The answer on stdout; a failed reply's error on stderr. A request that did not fit fails the
+    run even when the provider answered it (the notice is on stderr already; the answer is kept)."""
     last = session.last_assistant_message()
     if last is None:
-        return 0
+        return EXIT_ERROR if overflowed else 0
     if last.failed:
         report(stderr, last.error_message or f"Request {last.stop_reason}")
         return EXIT_ERROR
@@ -196,4 +206,4 @@ def _final_output(session: AgentSession, options: RunOptions, stdout: TextIO, st
         for block in last.content:
             if isinstance(block, TextContent):
                 stdout.write(block.text + "\n")
-    return 0
+    return EXIT_ERROR if overflowed else 0

@@ -8,10 +8,11 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pi_tui.config.paths import sessions_root
 from pi_tui.modes.user_messages import report
+from pi_tui.session.diagnostics import diagnostic_lines
 from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session.store import SessionStore
 
@@ -20,6 +21,13 @@ def fail(message: str) -> int:
     """Say why on stderr; exit status 1."""
     report(sys.stderr, message)
     return 1
+
+
+def report_file_problems(store: SessionStore, stderr: TextIO | None = None) -> None:
+    """What the loader skipped or doubted in the session file (the start page lists it too), once, on
+    stderr, before the command's own output."""
+    for line in diagnostic_lines(store.diagnostics):
+        report(stderr if stderr is not None else sys.stderr, line)
 
 
 def print_json(value: Any) -> None:
@@ -35,7 +43,9 @@ def open_session(arg: str, session_dir: str | None, *, writes: bool) -> SessionS
         return resolved.message
     if not resolved.is_file():
         return f"no session file at {resolved}"
-    return SessionStore.open(Path(resolved), migrate=writes)
+    store = SessionStore.open(Path(resolved), migrate=writes)
+    report_file_problems(store)
+    return store
 
 
 def session_parser(prog: str, description: str) -> argparse.ArgumentParser:

@@ -230,8 +230,7 @@ class AgentSession(SessionControls):
             await self._persist(event)
             if isinstance(event.message, AssistantMessage):
                 await self._recorder.flush()
-                if not event.message.failed:
-                    self._compaction.note_progress()
+                self._compaction.note_reply(event.message)
         await self.emit(event)
 
     async def emit(self, event: AnyEvent) -> None:

@@ -3,7 +3,9 @@
 The decision is `check_compaction` (pure, in `context/compaction`); the work is `compact_store`. This
 module runs them at the right moments, rebuilds the agent's state from the session file afterwards,
 emits `compaction_start` / `compaction_end`, and continues the run once after an overflow. A second
-overflow in a row is reported, never retried.
+overflow in a row is reported, never retried. When the whole branch is within the kept recent
+messages there is nothing to summarise: no model is called, and an overflow is reported at once with
+what the request costs.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.messages import AssistantMessage, ThinkingLevel
+from pi_tui.ai.overflow import is_context_overflow
 from pi_tui.ai.stream import LlmContext, StreamFunction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
+from pi_tui.context.compaction.overflow_notice import overflow_notice, request_cost
 from pi_tui.context.compaction.triggers import (
     OVERFLOW_RECOVERY_FAILED,
+    CompactionTrigger,
     auto_compaction_error,
     check_compaction,
 )
@@ -33,6 +38,7 @@ from pi_tui.session.compaction_ops import (
     RestoreOutcome,
     compact_store,
     latest_compaction_ms,
+    prepare_for_store,
     restore_before,
 )
 from pi_tui.session.compaction_sizes import request_prefix
@@ -82,6 +88,9 @@ class AutoCompaction:
         self._session = session
         self._signal: AbortSignal | None = None
         self._overflow_attempted = False
+        self._refused: AssistantMessage | None = None
+        """The reply whose overflow was reported as beyond compaction: checked again (before the next
+        prompt) it would be reported again."""
 
     @property
     def is_compacting(self) -> bool:
@@ -94,6 +103,14 @@ class AutoCompaction:
     def note_progress(self) -> None:
         """A user message or a successful reply: the next overflow may be recovered from again."""
         self._overflow_attempted = False
+
+    def note_reply(self, reply: AssistantMessage) -> None:
+        """A successful reply is progress; one that overflowed silently (it stopped normally on more
+        input than the window) is not: after a recovery, a second one is reported, never compacted
+        again (the rebuilt state would end with the first one, and the run could not continue)."""
+        model = self._session.model
+        if not reply.failed and not is_context_overflow(reply, model.context_window if model else None):
+            self.note_progress()
 
     async def compact(
         self,
@@ -177,7 +194,7 @@ class AutoCompaction:
         session = self._session
         reply = session.last_assistant_message()
         settings = session.resources.settings.compaction
-        if reply is None or session.store.read_only_reason is not None:
+        if reply is None or reply is self._refused or session.store.read_only_reason is not None:
             return False
         trigger = check_compaction(
             reply,
@@ -191,6 +208,9 @@ class AutoCompaction:
         )
         if trigger.kind == "overflow_failed":
             await session.emit(CompactionEndEvent("overflow", error_message=OVERFLOW_RECOVERY_FAILED))
+            return False
+        if trigger.kind in ("overflow", "threshold") and not self._anything_to_summarise():
+            await self._refuse(reply, trigger)
             return False
         if trigger.kind in ("overflow", "threshold") and not await self._confirmed(
             "overflow" if trigger.kind == "overflow" else "threshold", trigger.context_tokens
@@ -214,6 +234,32 @@ class AutoCompaction:
                 await session.agent.continue_()
                 return True
         return False
+
+    def _anything_to_summarise(self) -> bool:
+        """Whether compaction would summarise something: the newest `keepRecentTokens` are always kept,
+        and a branch within them (one long prompt, or a short session on a small window) has nothing
+        older; summarising it would send the same request again behind an invented summary."""
+        prepared = prepare_for_store(self._session.store, self._session.resources.settings.compaction)
+        return prepared is not None and bool(prepared.span)
+
+    async def _refuse(self, reply: AssistantMessage, trigger: CompactionTrigger) -> None:
+        """No model call: an overflow (or a count above the window) is reported at once with what the
+        request costs; a threshold crossing under the window ends silently, as pi's "nothing to compact"."""
+        session = self._session
+        model = session.model
+        window = model.context_window if model is not None else 0
+        if trigger.kind == "threshold" and (trigger.context_tokens or 0) <= window:
+            return
+        self._refused = reply
+        state = session.agent.state
+        cost = request_cost(reply, state.messages, state.system_prompt, [tool.spec() for tool in state.tools])
+        notice = overflow_notice(
+            cost,
+            window=window,
+            model_ref=model.ref if model is not None else "the model",
+            keep_recent_tokens=session.resources.settings.compaction.keep_recent_tokens,
+        )
+        await session.emit(CompactionEndEvent("overflow", error_message=notice))
 
 
 async def _ask(session: CompactingSession, reason: CompactionReasonName, tokens: int | None) -> bool:

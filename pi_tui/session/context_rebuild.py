@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pi_tui.ai.messages import (
@@ -23,7 +23,7 @@ from pi_tui.session.entries import (
     ThinkingLevelChangeEntry,
 )
 from pi_tui.session.ids import iso_to_ms
-from pi_tui.session.tree import branch_path, index_by_id
+from pi_tui.session.tree import branch_path, index_by_id, parent_loops
 
 DEFAULT_THINKING_LEVEL: ThinkingLevel = "off"
 
@@ -74,14 +74,18 @@ def build_session_context(
     entries: Sequence[SessionEntry],
     leaf_id: str | _LastEntry | None = LAST_ENTRY,
     by_id: Mapping[str, SessionEntry] | None = None,
+    loop_roots: Collection[str] | None = None,
 ) -> SessionContext:
     """Rebuild the context at `leaf_id`: an explicit None is "before the first entry" (empty context);
-    an unknown id falls back to the last entry in file order."""
+    an unknown id falls back to the last entry in file order. Parent loops are cut where the tree cuts
+    them (`loop_roots`, found here when not given)."""
     if leaf_id is None or not entries:
         return SessionContext()
     index = by_id if by_id is not None else index_by_id(entries)
+    if loop_roots is None:
+        loop_roots = {loop.root for loop in parent_loops(entries, index)}
     leaf = index.get(leaf_id) if isinstance(leaf_id, str) else None
-    path = branch_path(index, (leaf or entries[-1]).id)
+    path = branch_path(index, (leaf or entries[-1]).id, loop_roots)
 
     context = SessionContext()
     compaction: CompactionEntry | None = None

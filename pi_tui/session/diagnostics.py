@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,3 +18,19 @@ class Diagnostic:
     def __str__(self) -> str:
         where = f"{self.path}:{self.line_number}" if self.line_number is not None else str(self.path)
         return f"{where}: {self.message}"
+
+
+SHOWN_DIAGNOSTICS = 5
+"""Where a file's problems are reported outside the start page, only the first few are listed."""
+
+
+def diagnostic_lines(diagnostics: Sequence[Diagnostic], limit: int = SHOWN_DIAGNOSTICS) -> list[str]:
+    """`<file>: line N: <problem>` for the first `limit`, then one line counting the rest."""
+    lines = []
+    for diagnostic in diagnostics[:limit]:
+        where = f": line {diagnostic.line_number}" if diagnostic.line_number is not None else ""
+        lines.append(f"{diagnostic.path.name}{where}: {diagnostic.message}")
+    hidden = len(diagnostics) - limit
+    if hidden > 0:
+        lines.append(f"{diagnostics[limit].path.name}: and {hidden} more problem{'s' if hidden > 1 else ''}")
+    return lines

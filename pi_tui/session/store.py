@@ -42,7 +42,7 @@ from pi_tui.session.forking import branched_entries, export_lines, session_file_
 from pi_tui.session.ids import file_timestamp, iso_timestamp, new_entry_id, uuid7
 from pi_tui.session.loader import EMPTY_FILE, has_session_header, read_session_file
 from pi_tui.session.migrations import backup_path, replace_file_atomically
-from pi_tui.session.tree import Labels, TreeNode, branch_path, build_tree
+from pi_tui.session.tree import Labels, TreeNode, branch_path, build_tree, parent_loops
 from pi_tui.session.writer import SessionWriteError, append_lines, create_session_file
 
 _E = TypeVar("_E", bound=SessionEntry)
@@ -99,6 +99,11 @@ class SessionStore:
         self._has_message = any(_has_message(entry) for entry in entries)
         self.read_only_reason = read_only_reason
         self.diagnostics: list[Diagnostic] = diagnostics or []
+        # New entries get fresh ids, so only loaded ones can loop; a loop is cut once, here.
+        loops = parent_loops(entries, self._by_id)
+        self._loop_roots = frozenset(loop.root for loop in loops)
+        if path is not None:
+            self.diagnostics += [Diagnostic(path, None, loop.describe()) for loop in loops]
         self._cwd = cwd if cwd is not None else header.cwd
         self._into_blank_file = into_blank_file
         self.write_failure: SessionWriteError | None = None
@@ -202,7 +207,7 @@ class SessionStore:
         header = _new_header(target_cwd, parent_session=str(source))
         folder = session_dir or session_dir_for_cwd(target_cwd, root)
         store = cls(header, loaded.entries, path=folder / session_file_name(header), persist=True)
-        store.diagnostics = loaded.diagnostics
+        store.diagnostics = [*loaded.diagnostics, *store.diagnostics]
         store._write_pending(force=True)
         return store
 
@@ -256,10 +261,10 @@ class SessionStore:
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         """Root → `from_id` (default: the leaf), every entry type included."""
-        return branch_path(self._by_id, from_id if from_id is not None else self._leaf_id)
+        return branch_path(self._by_id, from_id if from_id is not None else self._leaf_id, self._loop_roots)
 
     def get_tree(self) -> list[TreeNode]:
-        return build_tree(self._entries, self._labels)
+        return build_tree(self._entries, self._labels, self._loop_roots)
 
     def get_session_name(self) -> str | None:
         """The latest `session_info` name in file order; empty means cleared (None)."""
@@ -270,7 +275,7 @@ class SessionStore:
 
     def build_context(self) -> SessionContext:
         """The context the model continues from at the current leaf."""
-        return build_session_context(self._entries, self._leaf_id, self._by_id)
+        return build_session_context(self._entries, self._leaf_id, self._by_id, self._loop_roots)
 
     # --- navigation -----------------------------------------------------------------------------
 

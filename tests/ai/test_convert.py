@@ -121,6 +121,18 @@ def test_orphaned_tool_calls_get_synthetic_error_results() -> None:
     assert out[3] is follow_up
 
 
+def test_results_no_call_asked_for_are_dropped() -> None:
+    call = ToolCall(id="a", name="read", arguments={"path": "x"})
+    reply = assistant(call, stop_reason="toolUse", timestamp=10)
+    first = UserMessage(content="first", timestamp=5)
+    stray = ToolResultMessage(tool_call_id="z", tool_name="read", content=[TextContent(text="?")])
+    late = ToolResultMessage(tool_call_id="a", tool_name="read", content=[TextContent(text="late")])
+    answer = ToolResultMessage(tool_call_id="a", tool_name="read", content=[TextContent(text="x!")])
+    follow_up = UserMessage(content="next", timestamp=20)
+    out = transform_messages([first, stray, reply, answer, follow_up, late], MODEL)
+    assert out == [first, reply, answer, follow_up]
+
+
 def test_orphaned_tool_calls_at_the_end_are_answered() -> None:
     reply = assistant(ToolCall(id="z", name="ls"), stop_reason="toolUse")
     out = transform_messages([reply], MODEL)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import sys
 from typing import Any
 
@@ -413,6 +414,8 @@ FAILING = {
     "malformed json": "pi-tui: Malformed stream data from provider: ",
 }
 NO_FAILED_REPLY = {"malformed", "usage-only", "empty-choices", "duplicate-index"}
+RETRIED = {"429", "429 retry-after", "500", "502", "503", "cut", "stall", "stream-error"}
+"""Faults retried once: the wait is one stderr line."""
 
 
 @pytest.mark.parametrize("case", headless_cases(), ids=lambda case: case[0])
@@ -440,7 +443,12 @@ async def test_headless_print_mode(
         [line] = err.splitlines()  # one clear line, no traceback
         assert line.startswith(FAILING[name]) if name == "malformed json" else line == FAILING[name]
     else:
-        assert (code, out, err) == (0, f"{ANSWER}\n", "")
+        assert (code, out) == (0, f"{ANSWER}\n")
+        waits = [
+            re.fullmatch(r"pi-tui: .+; retrying in [\d.]+ s \(attempt 1 of \d+\)", line)
+            for line in err.splitlines()
+        ]
+        assert len(waits) == (1 if name in RETRIED else 0) and all(waits), err
     [path] = session_dir_for_cwd(str(fault_rig.cwd)).glob("*.jsonl")
     store = SessionStore.open(path)
     assert store.diagnostics == [] and user_texts(store) == prompts

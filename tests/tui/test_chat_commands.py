@@ -235,7 +235,8 @@ async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Pa
     from pi_tui.tui.screens.confirm_compaction import ConfirmCompactionDialog
 
     big = ScriptedUsage(input=31_500, output=100)  # over the threshold (31,000), inside the window (32,000)
-    replies = [ScriptedReply(text="first", usage=big), ScriptedReply(text="second", usage=big)]
+    # Replies longer than keepRecentTokens: the kept part starts at the reply, so there is something older.
+    replies = [ScriptedReply(text="first " * 20, usage=big), ScriptedReply(text="second " * 20, usage=big)]
     replies += [ScriptedReply(text="## Goal\nx"), ScriptedReply(text="## Original Request\ny")]
     settings = Settings(
         compaction=CompactionSettings(reserve_tokens=1000, keep_recent_tokens=10, confirm=True)

@@ -106,12 +106,20 @@ def sent_messages(
     result: list[SentMessage] = []
     position = 0
     for sent in transform_messages([llm for _, llm in converted], model):
+        while position < len(inputs) and _dropped_result(inputs[position][1], sent):
+            position += 1
         if position < len(inputs) and _same_slot(inputs[position][1], sent):
             result.append(SentMessage(inputs[position][0], sent, inputs[position][1]))
             position += 1
         elif isinstance(sent, ToolResultMessage):
             result.append(SentMessage(ORPHAN_RESULT_PREFIX + sent.tool_call_id, sent, None))
     return result
+
+
+def _dropped_result(original: LlmMessage, sent: LlmMessage) -> bool:
+    """A real tool result the transform did not send (no call asked for it): what it sends next is never
+    that result, whereas a synthetic result always comes before a user or assistant message."""
+    return isinstance(original, ToolResultMessage) and not _same_slot(original, sent)
 
 
 def _same_slot(original: LlmMessage, sent: LlmMessage) -> bool:

@@ -25,6 +25,7 @@ from pi_tui.config.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.approval import ApprovalAnswer
+from pi_tui.session.diagnostics import diagnostic_lines
 from pi_tui.session.open_checks import continue_refusal, folder_warnings
 from pi_tui.session.path_view import path_items
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
@@ -178,11 +179,16 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
 
     async def _session_notices(self, session: AgentSession) -> None:
-        """Said as a session opens: that it cannot be continued (before a prompt is lost to it), and
-        which of its folders others may write in."""
+        """Said as a session opens: that it cannot be continued (before a prompt is lost to it), else
+        what the loader skipped or doubted in its file (the start page lists it too, but a chat may open
+        straight from the command line); and which of its folders others may write in."""
         refusal = continue_refusal(session.store)
+        lines = diagnostic_lines(session.store.diagnostics)
         if refusal is not None:
             await self.query_one(ConversationView).mount(NoticeBlock(refusal, kind="warning"))
+        elif lines:
+            text = "\n".join(["This session file has problems:", *lines])
+            await self.query_one(ConversationView).mount(NoticeBlock(text, kind="warning"))
         for warning in folder_warnings(session.store):
             self.notify(warning, severity="warning", timeout=10, markup=False)
 

@@ -85,12 +85,14 @@ def test_branch_move() -> None:
 
 def test_compaction() -> None:
     summary = CompactionSummaryMessage(summary="we fixed a bug", tokens_before=900)
-    before = record([*base(), ("a2", A2)])
-    after = record([(None, summary), ("t1", T1), ("a2", A2)])
+    thanks = user("thanks")
+    before = record([*base(), ("a2", A2), ("u2", thanks)])
+    # The kept part starts at a user message, as a cut does (a tool result without its call is not sent).
+    after = record([(None, summary), ("u2", thanks)])
     event = compare_records(before, after)
     assert (event.kind, event.segment) == ("compaction", "compaction-summary")
     assert event.cacheable_tokens == after.system.total() + after.tools.total()
-    replaced = len(before.messages.keys) - 2  # t1 and a2 are kept
+    replaced = len(before.messages.keys) - 1  # u2 is kept
     assert event.replaced_messages == replaced
     assert drift_cause(event) == f"the summary replaced {replaced} messages"
     assert drift_cost(event) == f"{event.reprocessed_tokens:,} tokens had to be re-read"

@@ -49,6 +49,13 @@ def test_keys_follow_what_the_provider_sends() -> None:
     assert unsaved[0][0].startswith("unsaved:")
 
 
+def test_a_result_no_call_asked_for_is_not_sent_and_the_keys_stay_aligned() -> None:
+    # A damaged file (a duplicated id) put c9's result after a user message: it is dropped, not sent.
+    messages = [user("hi"), result("c9", "stray"), call("c1", "a.py"), result("c1", "text"), reply("done")]
+    keyed = keyed_sent_messages(messages, ["u1", "t9", "a1", "t1", "a2"], MODEL)
+    assert [key for key, _ in keyed] == ["u1", "a1", "t1", "a2"]
+
+
 def test_message_fingerprint_is_the_wire_form_and_counts_come_from_count_message() -> None:
     message = result("c1", "file text")
     [segment] = message_segments([("t1", message)], MeasureCache())
