@@ -259,7 +259,8 @@ def threshold_plans(turns: int, reserve: int = RESERVE) -> dict[str, tuple[Plan,
     quiet = {"enabled": False, "reserveTokens": reserve}
 
     def plan(strategy: str) -> Plan:
-        final = {"reserveTokens": reserve, "keepRecentTokens": reserve // 2, "strategy": strategy}
+        # Kept: about the last few turns (chars/4, as pi counts); the rest is summarised.
+        final = {"reserveTokens": reserve, "keepRecentTokens": reserve // 4, "strategy": strategy}
         return Plan(turns, 1_000_000, quiet, final=final, lines=200)
 
     return {"inline": (plan("inline"), False), "serialise": (plan("serialize"), False)}
