@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual import work
+from textual import events, work
 from textual.binding import Binding
 from textual.geometry import Offset
 from textual.message import Message
@@ -29,8 +29,8 @@ class PromptArea(TextArea):
     """
 
     BINDINGS = [
-        Binding("enter", "submit", "Send", priority=True),
-        Binding("alt+enter", "submit_follow_up", "Follow-up", priority=True, show=False),
+        Binding("enter", "submit", "Send"),
+        Binding("alt+enter", "submit_follow_up", "Follow-up", show=False),
         Binding("ctrl+j", "newline", "Newline", show=False),
         Binding("tab", "accept_completion", "Complete"),
         Binding("escape", "close_completion", "Close list"),
@@ -57,6 +57,21 @@ class PromptArea(TextArea):
         self._popup: CompletionPopup | None = None
         self._completer: Completer | None = None
         self._token: Token | None = None
+
+    async def _on_key(self, event: events.Key) -> None:
+        """The editor's own keys act here, in its queue, after every key typed before them.
+
+        Textual runs a priority binding as soon as the app reads the key, before the focused widget has
+        handled the characters queued ahead of it, and any other binding only once the key has bubbled up
+        to the app, after the characters queued behind it. In a burst (fast typing, tmux `send-keys`)
+        Enter sent "What sh" of "What should the README say?", and Backspace deleted a later character.
+        """
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if await self.app.run_action(binding.action, self):
+                event.stop()
+                event.prevent_default()
+                return
+        await super()._on_key(event)
 
     def attach_completion(self, popup: CompletionPopup, completer: Completer) -> None:
         """Complete with `completer`'s items, listed in `popup` (mounted by the screen, above the editor)."""
