@@ -3,7 +3,9 @@
 stdout and stderr share one pipe, so their chunks keep arrival order. The command runs in its own
 session (process group); abort and timeout send SIGKILL to the whole group. A background process
 that inherits the pipe and outlives the shell must not hang the caller: once the shell has exited,
-reading stops at end of file or as soon as the pipe has been quiet for `DRAIN_QUIET_SECONDS`.
+reading stops at end of file or as soon as the pipe has been quiet for `DRAIN_QUIET_SECONDS`. After an
+abort or a timeout it stops at once, with what the pipe holds: a process that left the group (`setsid`)
+survives the kill and may write forever, and the call would never end.
 """
 
 from __future__ import annotations
@@ -89,6 +91,11 @@ class _PipeReader:
             self.error = error
             self.close()
 
+    def read_buffered(self) -> None:
+        """Take what the pipe holds now (a read as large as the pipe) without waiting for more."""
+        if self._fd >= 0:
+            self._ready()
+
     def close(self) -> None:
         if self._fd >= 0:
             self._loop.remove_reader(self._fd)
@@ -150,9 +157,11 @@ async def run_shell(
 
     reader = _PipeReader(read_fd, feed)
     state = {"aborted": False, "timed_out": False}
+    stopped = asyncio.Event()
 
     def kill(reason: str) -> None:
         state[reason] = True
+        stopped.set()
         kill_group(process.pid)
 
     unregister = signal.on_abort(lambda: kill("aborted")) if signal is not None else None
@@ -166,7 +175,7 @@ async def run_shell(
         if reader.error is not None:
             kill_group(process.pid)
         returncode = await exit_task
-        await _drain(reader)
+        await _drain(reader, stopped)
     except BaseException:
         kill_group(process.pid)
         raise
@@ -183,10 +192,18 @@ async def run_shell(
     return ShellOutcome(exit_code, state["aborted"], state["timed_out"])
 
 
-async def _drain(reader: _PipeReader) -> None:
-    """After the shell exited: read until EOF, or stop once the pipe has gone quiet (a daemon holds it)."""
-    while not reader.closed.done():
-        before = reader.received
-        await asyncio.wait({reader.closed}, timeout=DRAIN_QUIET_SECONDS)
-        if reader.received == before:
-            return
+async def _drain(reader: _PipeReader, stopped: asyncio.Event) -> None:
+    """After the shell exited: read until EOF, or stop once the pipe has gone quiet (a daemon holds it),
+    or at once when the run was aborted or timed out (see the module docstring)."""
+    stop: asyncio.Future[Any] = asyncio.ensure_future(stopped.wait())
+    try:
+        while not reader.closed.done() and not stopped.is_set():
+            before = reader.received
+            waiting: set[asyncio.Future[Any]] = {reader.closed, stop}
+            await asyncio.wait(waiting, timeout=DRAIN_QUIET_SECONDS)
+            if reader.received == before:
+                return
+    finally:
+        stop.cancel()
+    if stopped.is_set():
+        reader.read_buffered()
