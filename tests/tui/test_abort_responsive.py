@@ -49,10 +49,20 @@ def session_work_ended(pilot: Pilot[Any], session: AgentSession) -> bool:
     return not busy and all(worker.is_finished for worker in workers)
 
 
+def screen_text(pilot: Pilot[Any]) -> str:
+    """What the terminal shows now (a widget's text may be cut off by its container's stale height)."""
+    strips = pilot.app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
 async def escape_then_type_and_send(
-    pilot: Pilot[Any], session: AgentSession, queue_answer: Callable[[str], None]
+    pilot: Pilot[Any],
+    session: AgentSession,
+    queue_answer: Callable[[str], None],
+    shown_after_abort: str | None = None,
 ) -> None:
-    """Esc, and type straight after it; then send what was typed once the aborted work has ended."""
+    """Esc, and type straight after it; once the aborted work has ended (and shows `shown_after_abort`),
+    send what was typed."""
     terminal_input(pilot, "\x1b")
     terminal_input(pilot, TYPED_AFTER_ESC)
     editor = pilot.app.screen.query_one(PromptArea)
@@ -64,6 +74,9 @@ async def escape_then_type_and_send(
     await until(lambda: session_work_ended(pilot, session), pilot=pilot, what="the aborted work to end")
     await settle(pilot)
     assert not [head for head, _ in tool_parts(pilot) if "[running" in head]
+    if shown_after_abort is not None:
+        shown = f"{shown_after_abort!r} on screen"
+        await until(lambda: shown_after_abort in screen_text(pilot), timeout=5, pilot=pilot, what=shown)
     queue_answer(ANSWER)
     terminal_input(pilot, "\r")
     await until(
@@ -96,7 +109,7 @@ async def test_escape_while_a_command_tool_runs(tmp_path: Path) -> None:
             pilot=pilot,
             what="the ticker's first line",
         )
-        await escape_then_type_and_send(pilot, session, scripted_answer(provider))
+        await escape_then_type_and_send(pilot, session, scripted_answer(provider), "Command aborted")
         assert last_prompt(provider) == TYPED_AFTER_ESC
         (head, output), *_ = tool_parts(pilot)
         assert "[error" in head and "Command aborted" in output
@@ -116,7 +129,7 @@ async def test_escape_while_two_command_tools_run_in_parallel(tmp_path: Path) ->
             pilot=pilot,
             what="both tickers' first lines",
         )
-        await escape_then_type_and_send(pilot, session, scripted_answer(provider))
+        await escape_then_type_and_send(pilot, session, scripted_answer(provider), "Command aborted")
         assert [("[error" in head, "Command aborted" in output) for head, output in tool_parts(pilot)] == [
             (True, True),
             (True, True),
