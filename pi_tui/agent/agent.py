@@ -160,6 +160,14 @@ class Agent:
     def clear_follow_up_queue(self) -> list[AgentMessage]:
         return self._follow_up.clear()
 
+    def take_steering(self, index: int) -> AgentMessage:
+        """Remove and return the steering message at `index` (oldest first)."""
+        return self._steering.take(index)
+
+    def take_follow_up(self, index: int) -> AgentMessage:
+        """Remove and return the follow-up message at `index` (oldest first)."""
+        return self._follow_up.take(index)
+
     def clear_all_queues(self) -> list[AgentMessage]:
         """Empty both queues; returns what they held, steering first."""
         return [*self._steering.clear(), *self._follow_up.clear()]

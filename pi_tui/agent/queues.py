@@ -32,6 +32,10 @@ class PendingMessageQueue:
             return []
         return [self._items.pop(0)]
 
+    def take(self, index: int) -> AgentMessage:
+        """Remove and return the message at `index` (a UI takes one back to edit or drop it)."""
+        return self._items.pop(index)
+
     def clear(self) -> list[AgentMessage]:
         """Empty the queue and return what was in it (so a UI can put the text back in the editor)."""
         cleared, self._items = self._items, []

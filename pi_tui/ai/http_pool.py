@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from pi_tui.ai.warm_up import sdk_imported
 
 
 class AsyncHttpClient(Protocol):
@@ -57,6 +59,10 @@ class HttpPool:
 
     def __init__(self, factory: ClientFactory | None = None) -> None:
         self._factory = factory or _sdk_http_client
+        self._before_new_client: Callable[[], Awaitable[None]] | None = (
+            sdk_imported if factory is None else None
+        )
+        """The SDK's client is made after its import, which is waited for off the event loop."""
         self._slots: dict[tuple[str, str], _Slot] = {}
         self._draining: set[_Slot] = set()
         """Retired by `reset()` while a request still used them."""
@@ -77,6 +83,8 @@ class HttpPool:
         if self._closed:
             raise HttpPoolClosedError("the HTTP connection pool is closed")
         key = (provider, base_url)
+        if key not in self._slots and self._before_new_client is not None:
+            await self._before_new_client()
         slot = self._slots.get(key)
         if slot is None:
             slot = self._slots[key] = _Slot(self._factory())

@@ -19,6 +19,7 @@ from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import AssistantMessage, StopReason
 from pi_tui.ai.openai_errors import describe_error
 from pi_tui.ai.stream import StreamEvent, StreamOptions
+from pi_tui.ai.warm_up import sdk_imported
 from pi_tui.config.model_config import ModelConfig
 
 ABORTED_MESSAGE = "Request was aborted."
@@ -154,6 +155,7 @@ class ProviderCall:
         signal = self.options.signal
         if signal is not None and signal.aborted:
             raise CallAborted
+        await self.race.run(sdk_imported())
         pool = self.options.http_pool
         if pool is not None:
             self._pooled = await self._lease.enter_async_context(

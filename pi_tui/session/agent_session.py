@@ -45,7 +45,7 @@ from pi_tui.session.events import (
 )
 from pi_tui.session.failure_recovery import FailureRecovery
 from pi_tui.session.open_checks import continue_refusal
-from pi_tui.session.queued_texts import QueuedTexts
+from pi_tui.session.queued_texts import QueuedTexts, QueueKind
 from pi_tui.session.request_recorder import RequestRecorder
 from pi_tui.session.served_window_check import learn_served_window
 from pi_tui.session.session_controls import SessionControls
@@ -111,7 +111,6 @@ class AgentSession(SessionControls):
         self._recorder = RequestRecorder(self.store)
         self._tree_signal: AbortSignal | None = None
         self._bash = UserBashRunner(self)
-        self._queued = QueuedTexts()
         self._window_asked = False
         self._reload_resources = config.reload_resources or (lambda: load_resources(self.resources.cwd))
         settings = self.resources.settings
@@ -148,6 +147,7 @@ class AgentSession(SessionControls):
         record_model_and_thinking(
             self.store, self.model, self.thinking_level, model_too=not self._model_unrecorded
         )
+        self._queued = QueuedTexts(self.agent, self.emit)
         self.agent.subscribe(self._on_agent_event)
 
     def _build_system_prompt(self) -> SystemPrompt:
@@ -224,8 +224,7 @@ class AgentSession(SessionControls):
         message = event.message if isinstance(event, MessageStartEvent) else None
         if isinstance(message, UserMessage):
             self._compaction.note_progress()
-            if self._queued.delivered(content_text(message.content)):
-                await self.emit(self._queued.event())
+            await self._queued.delivered(content_text(message.content))
         if isinstance(event, MessageEndEvent):
             await self._persist(event)
             if isinstance(event.message, AssistantMessage):
@@ -316,29 +315,25 @@ class AgentSession(SessionControls):
 
     async def steer(self, text: str) -> None:
         """Deliver `text` after the running turn's tool calls finish."""
-        expanded = self.resources.expand_input(text)
-        self._queued.steering.append(expanded)
-        self.agent.steer(expanded)
-        await self.emit(self._queued.event())
+        await self._queued.add("steering", self.resources.expand_input(text))
 
     async def follow_up(self, text: str) -> None:
         """Deliver `text` once the agent would otherwise stop."""
-        expanded = self.resources.expand_input(text)
-        self._queued.follow_up.append(expanded)
-        self.agent.follow_up(expanded)
-        await self.emit(self._queued.event())
+        await self._queued.add("follow_up", self.resources.expand_input(text))
 
     @property
     def queued_texts(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(steering, follow-up) texts not yet delivered, oldest first."""
         return tuple(self._queued.steering), tuple(self._queued.follow_up)
 
+    async def take_queued(self, kind: QueueKind, text: str) -> bool:
+        """Take one undelivered message back out of its queue (to edit or drop it); False once it has
+        been delivered."""
+        return await self._queued.take(kind, text)
+
     async def clear_queue(self) -> list[str]:
         """Take back every undelivered message (Esc puts them in the editor): steering first."""
-        self.agent.clear_all_queues()
-        texts = self._queued.take_all()
-        await self.emit(self._queued.event())
-        return texts
+        return await self._queued.take_all()
 
     def abort(self) -> None:
         """Stop whatever runs: a retry countdown, a user command, a branch summary and the agent's run."""

@@ -162,4 +162,6 @@ class _ThrottledUpdates:
         assert self._on_update is not None
         outcome = self._on_update(result)
         if inspect.isawaitable(outcome):
-            await outcome
+            # `stop` cancels the loop, maybe in the middle of this wait: the delivery itself must go on.
+            # The agent awaits every update it handed out, and one cancelled under it ended the run.
+            await asyncio.shield(outcome)

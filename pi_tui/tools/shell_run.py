@@ -10,6 +10,8 @@ disk: once the shell has exited, reading stops at end of file, or when the pipe 
 `DRAIN_QUIET_SECONDS` (a daemon that holds the pipe but is silent is left running), or, at the latest,
 after `DRAIN_LIMIT_SECONDS` or `DRAIN_LIMIT_BYTES` more output; then whatever still writes is stopped
 with its process group and the outcome says so.
+After an abort or a timeout reading stops at once, with what the pipe holds: a process that left the
+group (`setsid`) survives the kill and may write forever, and the call would never end.
 """
 
 from __future__ import annotations
@@ -110,6 +112,11 @@ class _PipeReader:
             self.over_limit = True
             self.close()
 
+    def read_buffered(self) -> None:
+        """Take what the pipe holds now (a read as large as the pipe) without waiting for more."""
+        if self._fd >= 0:
+            self._ready()
+
     def close(self) -> None:
         if self._fd >= 0:
             self._loop.remove_reader(self._fd)
@@ -173,9 +180,11 @@ async def run_shell(
 
     reader = _PipeReader(read_fd, feed)
     state = {"aborted": False, "timed_out": False, "background_stopped": False}
+    stopped = asyncio.Event()
 
     def kill(reason: str) -> None:
         state[reason] = True
+        stopped.set()
         kill_group(process.pid)
 
     unregister = signal.on_abort(lambda: kill("aborted")) if signal is not None else None
@@ -189,7 +198,7 @@ async def run_shell(
         if reader.error is not None:
             kill_group(process.pid)
         returncode = await exit_task
-        if await _drain(reader):
+        if await _drain(reader, stopped):
             kill("background_stopped")
         elif reader.error is not None:  # the consumer failed while the rest was drained
             kill_group(process.pid)
@@ -213,18 +222,26 @@ async def run_shell(
     return ShellOutcome(exit_code, state["aborted"], state["timed_out"], state["background_stopped"])
 
 
-async def _drain(reader: _PipeReader) -> bool:
-    """After the shell exited: read until EOF, or stop once the pipe has gone quiet (a daemon holds it).
-    True when something was still writing at the time or byte limit: the caller stops it."""
+async def _drain(reader: _PipeReader, stopped: asyncio.Event) -> bool:
+    """After the shell exited: read until EOF, or stop once the pipe has gone quiet (a daemon holds it),
+    or at once when the run was aborted or timed out (see the module docstring). True when something was
+    still writing at the time or byte limit: the caller stops it."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + DRAIN_LIMIT_SECONDS
     reader.limit = reader.received + DRAIN_LIMIT_BYTES
-    while not reader.closed.done():
-        before = reader.received
-        left = deadline - loop.time()
-        if left <= 0:
-            return True
-        await asyncio.wait({reader.closed}, timeout=min(DRAIN_QUIET_SECONDS, left))
-        if reader.received == before and not reader.closed.done():
-            return False
+    stop: asyncio.Future[Any] = asyncio.ensure_future(stopped.wait())
+    try:
+        while not reader.closed.done() and not stopped.is_set():
+            before = reader.received
+            left = deadline - loop.time()
+            if left <= 0:
+                return True
+            await asyncio.wait({reader.closed, stop}, timeout=min(DRAIN_QUIET_SECONDS, left))
+            if reader.received == before and not reader.closed.done() and not stopped.is_set():
+                return False
+    finally:
+        stop.cancel()
+    if stopped.is_set():
+        reader.read_buffered()
+        return False
     return reader.over_limit

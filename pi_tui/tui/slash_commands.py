@@ -33,6 +33,12 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
         "show_request",
         "[next message]",
     ),
+    SlashCommand(
+        "followup",
+        "Queue a message for when the agent stops (without text: the editor's); idle, it is sent",
+        "follow_up",
+        "[message]",
+    ),
     SlashCommand("model", "Choose the model", "choose_model"),
     SlashCommand("settings", "Theme and thinking level", "settings"),
     SlashCommand("copy", "Copy the last answer to the clipboard", "copy_answer"),

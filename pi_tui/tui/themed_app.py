@@ -10,7 +10,7 @@ from pathlib import Path
 
 from textual.app import App, ReturnType
 
-from pi_tui.tui.textual_fixes import keep_full_map_after_reflow
+from pi_tui.tui.textual_fixes import file_nested_layouts, keep_full_map_after_reflow
 from pi_tui.tui.theming import (
     DEFAULT_THEME,
     ThemeProblem,
@@ -29,6 +29,7 @@ class ThemedApp(App[ReturnType]):
     def __init__(self, *, user_themes: Path | None = None) -> None:
         super().__init__()
         keep_full_map_after_reflow()
+        file_nested_layouts()
         self.theme_problems: list[ThemeProblem] = []
         """User theme files that were skipped; the app reports them once it is running."""
         for theme in builtin_themes():

@@ -248,6 +248,38 @@ async def test_clear_queue_returns_the_undelivered_texts(openai_server: OpenAISe
     assert session.queued_texts == ((), ())
 
 
+async def test_one_queued_message_is_taken_back_and_never_delivered(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    write_models(openai_server, PLAIN)
+    session = make_session(tmp_path)
+    slow = text_reply("working on it", pieces=6)
+    slow.delay_s = 0.05
+    openai_server.enqueue(slow, text_reply("steered"), text_reply("followed"))
+    events = record(session)
+    started = asyncio.Event()
+    session.subscribe(lambda event: started.set() if event.type == "message_update" else None)
+    taken: list[bool] = []
+
+    async def queue_then_take_one_back() -> None:
+        await started.wait()
+        await session.steer("drop me")
+        await session.steer("keep me")
+        await session.follow_up("then summarise")
+        taken.append(await session.take_queued("steering", "drop me"))
+        taken.append(await session.take_queued("steering", "drop me"))
+        taken.append(await session.take_queued("follow_up", "keep me"))
+
+    await asyncio.gather(session.prompt("fix the bug"), queue_then_take_one_back())
+
+    assert taken == [True, False, False]
+    updates = [(event.steering, event.follow_up) for event in events if isinstance(event, QueueUpdateEvent)]
+    assert updates[3] == (("keep me",), ("then summarise",))
+    users = [request.body["messages"][-1]["content"][0]["text"] for request in openai_server.requests]
+    assert users == ["fix the bug", "keep me", "then summarise"]
+    assert session.queued_texts == ((), ())
+
+
 async def test_session_stats_count_the_current_context(openai_server: OpenAIServer, tmp_path: Path) -> None:
     write_models(openai_server, PLAIN)
     session = make_session(tmp_path)

@@ -169,6 +169,33 @@ async def test_updates_are_throttled_and_carry_counters(tool: BashTool) -> None:
     assert last.details["progress"]["elapsedMs"] > 0
 
 
+async def test_an_update_in_flight_when_the_command_ends_is_not_cancelled(
+    tool: BashTool, tmp_path: Path
+) -> None:
+    """The agent awaits every update it was handed; one cancelled under it ended the whole run without a
+    result (the block stayed 'running', nothing was recorded). The command ends while the delivery of its
+    output is still waiting (the agent's event lock), which the test holds until the command has ended."""
+    go = tmp_path / "go"
+    delivering = asyncio.Event()
+    handed: list[asyncio.Task[None]] = []
+
+    async def deliver(partial: ToolResult) -> None:
+        if partial.text_content == "out\n" and not go.exists():
+            go.touch()  # the command may end now, while this delivery waits
+            await delivering.wait()
+
+    def on_update(partial: ToolResult) -> asyncio.Task[None]:
+        handed.append(asyncio.create_task(deliver(partial)))
+        return handed[-1]
+
+    command = f"echo out; while [ ! -e {go} ]; do sleep 0.02; done"
+    result = await tool.execute("c", BashParams(command=command), AbortSignal(), on_update)
+    delivering.set()
+    await asyncio.gather(*handed)
+    assert result.text_content == "out\n" and not result.is_error
+    assert not [task for task in handed if task.cancelled()]
+
+
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as file:

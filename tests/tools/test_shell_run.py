@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
 import pytest
 
+from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.output_pipeline import OutputPipeline
 from pi_tui.tools.shell_run import ShellStartError, kill_group, resolve_shell, run_shell
 from tests.support.process_groups import HAS_PROC, group_alive
@@ -77,3 +79,34 @@ async def test_consumer_failure_surfaces_and_stops_the_process(tmp_path: Path) -
         await asyncio.wait_for(run_shell(command, cwd=str(tmp_path), pipeline=Failing()), 20)
     group = int(group_file.read_text())
     await until(lambda: not group_alive(group), what=f"process group {group} to be gone")
+
+
+@pytest.mark.skipif(shutil.which("setsid") is None, reason="needs util-linux's setsid")
+@pytest.mark.parametrize("stop", ["abort", "timeout"])
+async def test_abort_and_timeout_end_the_run_though_a_process_left_the_group(
+    tmp_path: Path, stop: str
+) -> None:
+    """A writer in a session of its own survives the group's kill and holds the pipe for ever: the run
+    still ends (Esc on such a command left its block running and the agent busy)."""
+    pipeline = OutputPipeline()
+    signal = AbortSignal()
+    escaped = "setsid sh -c 'while :; do echo escaped; sleep 0.05; done' & echo pid $!; sleep 600"
+    task = asyncio.create_task(
+        run_shell(
+            escaped,
+            cwd=str(tmp_path),
+            pipeline=pipeline,
+            signal=signal,
+            timeout_seconds=1 if stop == "timeout" else None,
+        )
+    )
+    await until(lambda: "escaped" in pipeline.snapshot().content, what="the escaped writer's first line")
+    writer = int(pipeline.snapshot().content.split("pid ", 1)[1].split()[0])
+    try:
+        if stop == "abort":
+            signal.abort()
+        outcome = await asyncio.wait_for(task, 30)  # a bound on a hang, not a speed target
+        assert (outcome.aborted, outcome.timed_out) == (stop == "abort", stop == "timeout")
+        assert pipeline.snapshot().content.startswith("pid ")
+    finally:
+        kill_group(writer)

@@ -1,8 +1,10 @@
-"""A chat app on a real session file, driven by the scripted provider (no network, deterministic)."""
+"""A chat app on a real session file, driven by the scripted provider (no network, deterministic) or by
+the real OpenAI client against the loopback server."""
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
 from pi_tui.session.services import AgentSessionServices
 from pi_tui.session.store import SessionStore
 from pi_tui.tui.app import PiTuiApp
+from tests.support.openai_server import OpenAIServer
 
 from .conftest import PROJECT
 
@@ -45,25 +48,43 @@ def make_chat_app(
     store: SessionStore | None = None,
 ) -> tuple[PiTuiApp, AgentSession, ScriptedProvider]:
     """The chat on `store` (default: a new session of `tmp_path/project`)."""
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
     provider = ScriptedProvider(replies)
-    chosen = settings or Settings()
+    options = RuntimeOptions(
+        model=MODEL,
+        api_key="unused",
+        thinking_level="medium",
+        stream_fn=provider,
+        services_factory=_services(tmp_path, settings or Settings()),
+    )
+    app, runtime = _chat_app(tmp_path, options, store)
+    return app, runtime.session, provider
 
+
+def make_loopback_chat_app(
+    server: OpenAIServer, tmp_path: Path, *, settings: Settings | None = None
+) -> tuple[PiTuiApp, AgentSessionRuntime]:
+    """The chat on the real OpenAI client, talking to `server`."""
+    model = ModelConfig(id="m", provider="local", base_url=server.base_url, context_window=32_000)
+    options = RuntimeOptions(
+        model=model, api_key="loopback-key", services_factory=_services(tmp_path, settings or Settings())
+    )
+    return _chat_app(tmp_path, options)
+
+
+def _services(tmp_path: Path, settings: Settings) -> Callable[[Path], AgentSessionServices]:
     def services(cwd: Path) -> AgentSessionServices:
-        resources = load_resources(cwd, settings=chosen, home=tmp_path, include_builtin=False)
+        resources = load_resources(cwd, settings=settings, home=tmp_path, include_builtin=False)
         return AgentSessionServices(cwd=cwd, resources=resources)
 
-    runtime = AgentSessionRuntime(
-        store or SessionStore.create(str(project), tmp_path / "sessions"),
-        RuntimeOptions(
-            model=MODEL,
-            api_key="unused",
-            thinking_level="medium",
-            stream_fn=provider,
-            services_factory=services,
-        ),
-    )
+    return services
+
+
+def _chat_app(
+    tmp_path: Path, options: RuntimeOptions, store: SessionStore | None = None
+) -> tuple[PiTuiApp, AgentSessionRuntime]:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    runtime = AgentSessionRuntime(store or SessionStore.create(str(project), tmp_path / "sessions"), options)
     app = PiTuiApp(
         cwd=project,
         session_root=tmp_path / "sessions",
@@ -71,4 +92,4 @@ def make_chat_app(
         setup_notice="",
         runtime=runtime,
     )
-    return app, runtime.session, provider
+    return app, runtime

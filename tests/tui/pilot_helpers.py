@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual._xterm_parser import XTermParser
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
@@ -39,3 +40,14 @@ async def submit(pilot: Pilot[Any], text: str) -> None:
     await settle(pilot)  # the prompt runs in a worker: it has ended here
     await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
     await settle(pilot)
+
+
+def terminal_input(pilot: Pilot[Any], data: str) -> None:
+    """Hand the app `data` as a terminal does with one read of a fast burst (quick typing, a paste, tmux
+    `send-keys`): Textual's own parser turns the bytes into events, and every event is queued at once,
+    none waiting for the one before it to be handled (`Pilot.press` waits after every key). `\r` is
+    Enter, `\x1b` Esc, `\x1b[200~…\x1b[201~` a bracketed paste."""
+    parser = XTermParser(debug=False)
+    for event in [*parser.feed(data), *parser.feed("")]:
+        event.set_sender(pilot.app)
+        pilot.app.post_message(event)

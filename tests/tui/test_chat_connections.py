@@ -7,18 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from pi_tui.config.model_config import ModelConfig
-from pi_tui.config.settings import Settings
-from pi_tui.context.resources import load_resources
-from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
-from pi_tui.session.services import AgentSessionServices
-from pi_tui.session.store import SessionStore
-from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens import chat as chat_screen
 from pi_tui.tui.screens.chat import ChatScreen
 from tests.support.openai_server import OpenAIServer, text_reply
 from tests.support.waiting import until
 
+from .chat_fixtures import make_loopback_chat_app
 from .pilot_helpers import settle, submit
 
 
@@ -27,33 +21,10 @@ def server(keep_alive_server: OpenAIServer) -> OpenAIServer:
     return keep_alive_server
 
 
-def make_app(server: OpenAIServer, tmp_path: Path) -> tuple[PiTuiApp, AgentSessionRuntime]:
-    project = tmp_path / "project"
-    project.mkdir()
-
-    def services(cwd: Path) -> AgentSessionServices:
-        resources = load_resources(cwd, settings=Settings(), home=tmp_path, include_builtin=False)
-        return AgentSessionServices(cwd=cwd, resources=resources)
-
-    model = ModelConfig(id="m", provider="local", base_url=server.base_url, context_window=32_000)
-    runtime = AgentSessionRuntime(
-        SessionStore.create(str(project), tmp_path / "sessions"),
-        RuntimeOptions(model=model, api_key="loopback-key", services_factory=services),
-    )
-    app = PiTuiApp(
-        cwd=project,
-        session_root=tmp_path / "sessions",
-        pi_session_root=tmp_path / "pi",
-        setup_notice="",
-        runtime=runtime,
-    )
-    return app, runtime
-
-
 async def test_warm_up_after_first_paint_one_connection_and_quit_closes_the_pool(
     server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app, runtime = make_app(server, tmp_path)
+    app, runtime = make_loopback_chat_app(server, tmp_path)
     painted_at_warm_up: list[bool] = []
 
     def warm_up() -> None:

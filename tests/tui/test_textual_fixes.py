@@ -1,18 +1,20 @@
 """The compositor fix: a relayout after a scroll arranges the screen once, and places widgets exactly as
-Textual's own full arrangement does."""
+Textual's own full arrangement does. The layout filing fix: a block in a `layout: stream` list grows with
+its content even when a new block is mounted in the same frame."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from textual import messages
 from textual._compositor import Compositor
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from pi_tui.tui.textual_fixes import keep_full_map_after_reflow
+from pi_tui.tui.textual_fixes import file_nested_layouts, keep_full_map_after_reflow
 from pi_tui.tui.themed_app import ThemedApp
 
 
@@ -103,3 +105,52 @@ def test_applying_twice_patches_once() -> None:
     patched = Compositor.reflow
     assert keep_full_map_after_reflow()
     assert Compositor.reflow is patched
+
+
+class StreamHost(ThemedApp[None]):
+    """A `layout: stream` list of auto-height blocks, each holding a line of text, as the conversation has."""
+
+    CSS = "#stream { layout: stream; } #stream > Vertical { height: auto; }"
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="stream"):
+            for number in range(3):
+                with Vertical():
+                    yield Static(f"block {number}")
+
+
+async def filed_under_the_stream() -> bool:
+    """Whether a block whose text asked for a relayout is filed under the stream list, where the stream
+    layout looks for the children it must measure again (it reuses the placements of those before)."""
+    app = StreamHost()
+    async with app.run_test(size=(60, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        stream = app.query_one("#stream", VerticalScroll)
+        first = stream.query(Vertical).first()
+        # The screen is handed the request directly and read at once: no layout pass can come between.
+        screen._layout_widgets.clear()
+        await screen._on_layout(messages.Layout(first.query_one(Static)))
+        return first in screen._layout_widgets.get(stream, set())
+
+
+async def test_a_block_whose_text_grew_is_measured_again() -> None:
+    """The command block aborted with Esc and the "Aborted." reply after it asked for a relayout in the same
+    frame: without this the block kept its old height and its last lines ("Command aborted") were cut."""
+    assert file_nested_layouts()
+    assert await filed_under_the_stream()
+
+
+async def test_without_the_fix_textual_files_only_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the premise: if a Textual upgrade files the block itself, this fails and the fix can go."""
+    file_nested_layouts()
+    monkeypatch.setattr(Screen, "_on_layout", Screen._on_layout.__wrapped__)  # type: ignore[attr-defined]
+    monkeypatch.setattr("pi_tui.tui.themed_app.file_nested_layouts", lambda: True)
+    assert not await filed_under_the_stream()
+
+
+def test_applying_the_filing_fix_twice_patches_once() -> None:
+    assert file_nested_layouts()
+    patched = Screen._on_layout
+    assert file_nested_layouts()
+    assert Screen._on_layout is patched

@@ -36,6 +36,7 @@ from pi_tui.tui.command_provider import SlashCommandProvider
 from pi_tui.tui.completion_tokens import ResourceCompleter
 from pi_tui.tui.screens.approval_dialog import ApprovalDialog
 from pi_tui.tui.screens.chat_commands import ChatCommands
+from pi_tui.tui.screens.chat_queue import ChatQueue
 from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS, ConfirmCompactionDialog
 from pi_tui.tui.screens.side_panes import FIRST_PAINT_WAIT_SECONDS, SidePanes
 from pi_tui.tui.slash_commands import parse_slash_command
@@ -43,6 +44,7 @@ from pi_tui.tui.widgets.completion_popup import CompletionPopup
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.queued_messages import QueuedMessages
 from pi_tui.tui.widgets.status_footer import FooterData, StatusFooter
 from pi_tui.tui.worker_results import deliver
 
@@ -65,7 +67,7 @@ WIDE_COLUMNS = 100
 """From this width on the side panel is shown beside the conversation."""
 
 
-class ChatScreen(ChatCommands, SidePanes, Screen[None]):
+class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
     """One session at a time (the runtime swaps it): talk to the model, watch its tools, interrupt it."""
 
     CSS_PATH = "chat.tcss"
@@ -127,6 +129,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
             yield ConversationView(id="conversation")
             yield from self.compose_side()
         yield CompletionPopup(id="completion-popup")
+        yield QueuedMessages(id="queued")
         yield PromptArea(id="prompt")
         yield StatusFooter(id="status")
         yield Footer()
@@ -140,6 +143,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         self.query_one(PromptArea).attach_completion(
             self.query_one(CompletionPopup), ResourceCompleter(lambda: self.session.resources)
         )
+        self.attach_queue()
         self.query_one(PromptArea).focus()
         # Queued behind the screen's first restyle (it follows on_mount), which would otherwise restyle
         # every transcript widget a second time; session events wait in the queue behind it too.
@@ -174,6 +178,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
         self._context_tokens = None
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
         await self._session_notices(session)
+        self.show_queue(*session.queued_texts)
         self.refresh_footer()
         self.side_reset()
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
@@ -254,6 +259,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
             await conversation.show_transcript(self.session.agent.state.messages)
         if kinds & FOOTER_REFRESH_EVENTS:
             self.refresh_footer()
+        self.queue_events(message.events)
         self.side_events(message.events)
 
     @property
@@ -334,15 +340,7 @@ class ChatScreen(ChatCommands, SidePanes, Screen[None]):
             slash, args = command
             await getattr(self, f"action_{slash.action}")(args)
             return
-        if self.session.is_running:
-            if event.follow_up:
-                await self.session.follow_up(text)
-                self.notify("Queued as a follow-up for when the agent stops.")
-            else:
-                await self.session.steer(text)
-                self.notify("Queued: delivered after the current tool calls.")
-            return
-        self._run_prompts([text])
+        await self.send_or_queue(text, "follow_up" if event.follow_up else "steering")
 
     @work(group="turn", exit_on_error=False)
     async def _run_prompts(self, texts: list[str]) -> None:

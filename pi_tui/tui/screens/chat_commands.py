@@ -345,9 +345,9 @@ class ChatCommands(Screen[None]):
         lines = ["| key | action |", "|---|---|"] + [f"| `{key}` | {text} |" for key, text in keys]
         lines += [
             "| `enter` | send (while the agent runs: steer) |",
-            "| `alt+enter` | queue a follow-up |",
+            "| `tab` | while the agent runs: queue a follow-up (also `alt+enter`, `/followup`) |",
             "| `ctrl+j` | new line |",
-            "| `up` / `down` | history |",
+            "| `up` / `down` | history; `up` with messages queued: pick one (`enter` edit, `delete` drop) |",
             "| `pageup` / `pagedown` | scroll the conversation a page |",
             "| `/…` / `@…` | complete a command / a file path: `up` `down` choose, `tab` or `enter` accept, "
             "`esc` close |",

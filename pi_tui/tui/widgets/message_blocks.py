@@ -21,6 +21,7 @@ from textual.widgets._markdown import MarkdownStream
 
 from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from pi_tui.tui.markdown_segments import safe_cut
+from pi_tui.tui.textual_fixes import stop_markdown_stream
 from pi_tui.tui.tool_calls import split_notice, summarize_args
 from pi_tui.tui.widgets.markdown_view import MarkdownView
 
@@ -173,7 +174,7 @@ class AssistantBlock(Vertical):
             return
         await self.show(message, final=True)
         for markdown, stream in self._markdown.values():
-            await stream.stop()
+            await stop_markdown_stream(stream)
             markdown.add_class("-settled")
         self._finished = True
         error = _failure_text(message)
@@ -201,7 +202,7 @@ class AssistantBlock(Vertical):
                 return
             if cut is not None:
                 await stream.write(text[done : cut.offset])
-                await stream.stop()
+                await stop_markdown_stream(stream)
                 if markdown.children:
                     # `layout: stream` keeps placements measured before a block's CSS applied; later
                     # appends re-measure them, a finished segment gets no later append.

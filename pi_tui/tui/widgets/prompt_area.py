@@ -1,14 +1,18 @@
 """The editor: Enter sends, Ctrl+J breaks the line, Up/Down walk the history at the edges.
 
 With a completion popup attached, `/` as the first word lists commands and `@` paths lists files;
-while it is open Up/Down move in it, Tab or Enter accepts, Esc closes it.
+while it is open Up/Down move in it, Tab or Enter accepts, Esc closes it. With the queue list attached,
+Tab queues the text as a follow-up while the agent works (alt+enter does too where the terminal reports
+it: tmux and many terminals send it as ESC CR, which reads as Enter), and Up from the first line moves
+into the list of queued messages.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from textual import work
+from textual import events, work
 from textual.binding import Binding
 from textual.geometry import Offset
 from textual.message import Message
@@ -17,6 +21,7 @@ from textual.worker import get_current_worker
 
 from pi_tui.tui.completion_tokens import Completer, CompletionItem, Token, accepted_text, token_at
 from pi_tui.tui.widgets.completion_popup import CompletionPopup
+from pi_tui.tui.widgets.queued_messages import QueuedMessages
 from pi_tui.tui.worker_results import deliver
 
 
@@ -29,10 +34,11 @@ class PromptArea(TextArea):
     """
 
     BINDINGS = [
-        Binding("enter", "submit", "Send", priority=True),
-        Binding("alt+enter", "submit_follow_up", "Follow-up", priority=True, show=False),
+        Binding("enter", "submit", "Send"),
+        Binding("alt+enter", "submit_follow_up", "Follow-up", show=False),
         Binding("ctrl+j", "newline", "Newline", show=False),
         Binding("tab", "accept_completion", "Complete"),
+        Binding("tab", "queue_follow_up", "Follow-up"),
         Binding("escape", "close_completion", "Close list"),
         # A prompt is a few lines: paging belongs to the conversation above it, not the editor.
         Binding("pageup", "page_conversation(-1)", "Scroll up", show=False),
@@ -57,10 +63,44 @@ class PromptArea(TextArea):
         self._popup: CompletionPopup | None = None
         self._completer: Completer | None = None
         self._token: Token | None = None
+        self._queue: QueuedMessages | None = None
+        self._agent_working: Callable[[], bool] = lambda: False
+        self._tab_queues = False
+        """Whether Tab queued a follow-up when the bindings were last shown."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        """The editor's own keys act here, in its queue, after every key typed before them.
+
+        Textual runs a priority binding as soon as the app reads the key, before the focused widget has
+        handled the characters queued ahead of it, and any other binding only once the key has bubbled up
+        to the app, after the characters queued behind it. In a burst (fast typing, tmux `send-keys`)
+        Enter sent "What sh" of "What should the README say?", and Backspace deleted a later character.
+        """
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if await self.app.run_action(binding.action, self):
+                event.stop()
+                event.prevent_default()
+                return
+        await super()._on_key(event)
 
     def attach_completion(self, popup: CompletionPopup, completer: Completer) -> None:
         """Complete with `completer`'s items, listed in `popup` (mounted by the screen, above the editor)."""
         self._popup, self._completer = popup, completer
+
+    def attach_queue(self, queue: QueuedMessages, agent_working: Callable[[], bool]) -> None:
+        """Up from the first line moves into `queue`; Tab queues a follow-up while `agent_working()`."""
+        self._queue, self._agent_working = queue, agent_working
+
+    def refresh_follow_up_key(self) -> None:
+        """Show or hide Tab's "Follow-up" in the footer when whether it would queue has changed."""
+        queues = self._follow_up_key_queues()
+        if queues != self._tab_queues:
+            self._tab_queues = queues
+            self.refresh_bindings()
+
+    def _follow_up_key_queues(self) -> bool:
+        popup_open = self._popup is not None and self._popup.is_open
+        return not popup_open and bool(self.text.strip()) and self._agent_working()
 
     def _send(self, follow_up: bool) -> None:
         text = self.text
@@ -79,6 +119,9 @@ class PromptArea(TextArea):
     def action_submit_follow_up(self) -> None:
         self._send(follow_up=True)
 
+    def action_queue_follow_up(self) -> None:
+        self._send(follow_up=True)
+
     def action_page_conversation(self, pages: int) -> None:
         self.post_message(self.PageConversation(pages))
 
@@ -95,7 +138,11 @@ class PromptArea(TextArea):
         if self._popup is not None and self._popup.is_open and not select:
             self._popup.move(-1)
             return
-        if not select and self.cursor_location[0] == 0 and self.sent_history:
+        at_top = not select and self.cursor_location[0] == 0
+        walking_history = self._history_index is not None
+        if at_top and not walking_history and self._queue is not None and self._queue.enter_from_below():
+            return
+        if at_top and self.sent_history:
             self._walk_history(-1)
             return
         super().action_cursor_up(select)
@@ -132,6 +179,9 @@ class PromptArea(TextArea):
         # Without a list, Tab and Esc mean what the app and the screen say (next widget, abort).
         if action in ("accept_completion", "close_completion"):
             return self._popup is not None and self._popup.is_open
+        if action == "queue_follow_up":
+            # Only while the agent works: otherwise Tab moves the focus on, as everywhere.
+            return self._follow_up_key_queues()
         return True
 
     def action_accept_completion(self) -> None:
@@ -164,6 +214,7 @@ class PromptArea(TextArea):
 
     def _on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._refresh_completion()
+        self.refresh_follow_up_key()
 
     def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         self._refresh_completion()
