@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 from pi_tui.config.models import resolve_model
@@ -23,19 +22,12 @@ from pi_tui.session.events import (
 )
 from pi_tui.session.store import SessionStore
 from pi_tui.tools.bash import BashTool
+from tests.support.cli_process import write_local_models
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
 
 
 def write_models(server: OpenAIServer, *models: dict[str, object]) -> None:
-    home = Path(os.environ["PI_TUI_HOME"])
-    home.mkdir(parents=True, exist_ok=True)
-    provider = {
-        "baseUrl": server.base_url,
-        "apiKey": "loopback-key",
-        "api": "openai-completions",
-        "models": list(models),
-    }
-    (home / "models.json").write_text(json.dumps({"providers": {"local": provider}}))
+    write_local_models(server, *models)
 
 
 def project_resources(project: Path, home: Path) -> Resources:

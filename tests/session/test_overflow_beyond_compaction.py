@@ -4,8 +4,6 @@ empty conversation; a silent overflow after a recovery is reported, not compacte
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 from pi_tui.ai.messages import UserMessage
@@ -17,6 +15,7 @@ from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.events import AnyEvent, CompactionEndEvent, CompactionStartEvent
 from pi_tui.session.store import SessionStore
 from tests.support import faults
+from tests.support.cli_process import write_local_models
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, usage
 
 WINDOW = 1024
@@ -25,15 +24,7 @@ LONG_PROMPT = "word " * 3000
 
 
 def write_small_window(server: OpenAIServer) -> None:
-    home = Path(os.environ["PI_TUI_HOME"])
-    home.mkdir(parents=True, exist_ok=True)
-    provider = {
-        "baseUrl": server.base_url,
-        "apiKey": "loopback-key",
-        "api": "openai-completions",
-        "models": [{"id": "small", "contextWindow": WINDOW, "maxTokens": 256}],
-    }
-    (home / "models.json").write_text(json.dumps({"providers": {"local": provider}}))
+    write_local_models(server, {"id": "small", "contextWindow": WINDOW, "maxTokens": 256})
 
 
 def make_session(tmp_path: Path, compaction: CompactionSettings) -> AgentSession:

@@ -49,18 +49,24 @@ async def run_pi_tui(*args: str, cwd: Path, umask: int = 0o022, file_size_limit:
     return CliRun(process.returncode, out.decode(), err.decode())
 
 
-def configure_model(server: OpenAIServer, settings: dict[str, object] | None = None) -> list[str]:
-    """models.json (and settings.json) in the private PI_TUI_HOME naming the loopback server's model, so
-    a run prints nothing on stderr unless something is wrong; the arguments that select it."""
+def write_local_models(server: OpenAIServer, *models: dict[str, object]) -> Path:
+    """models.json in the private PI_TUI_HOME: provider `local` on the loopback server with `models`."""
     home = Path(os.environ["PI_TUI_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     provider = {
         "baseUrl": server.base_url,
         "apiKey": "loopback-key",
         "api": "openai-completions",
-        "models": [{"id": "m", "contextWindow": 32000}],
+        "models": list(models),
     }
     (home / "models.json").write_text(json.dumps({"providers": {"local": provider}}))
+    return home
+
+
+def configure_model(server: OpenAIServer, settings: dict[str, object] | None = None) -> list[str]:
+    """models.json (and settings.json) in the private PI_TUI_HOME naming the loopback server's model, so
+    a run prints nothing on stderr unless something is wrong; the arguments that select it."""
+    home = write_local_models(server, {"id": "m", "contextWindow": 32000})
     if settings is not None:
         (home / "settings.json").write_text(json.dumps(settings))
     return ["--model", MODEL_REF]
