@@ -33,7 +33,7 @@ from pi_tui.tui.widgets.prompt_area import PromptArea
 if TYPE_CHECKING:
     from pi_tui.session.agent_session import AgentSession
 
-NO_SUMMARY, SUMMARIZE, SUMMARIZE_WITH = "none", "summarize", "custom"
+NO_SUMMARY, SUMMARISE, SUMMARISE_WITH = "none", "summarise", "custom"
 
 
 class ChatCommands(Screen[None]):
@@ -155,28 +155,28 @@ class ChatCommands(Screen[None]):
             return
         choices = [
             (NO_SUMMARY, "No summary"),
-            (SUMMARIZE, "Summarize"),
-            (SUMMARIZE_WITH, "Summarize with custom prompt"),
+            (SUMMARISE, "Summarise"),
+            (SUMMARISE_WITH, "Summarise with custom prompt"),
         ]
 
         def with_instructions(text: str | None) -> None:
             if text is not None:
-                self._start(self._navigate(entry_id, SUMMARIZE, text))
+                self._start(self._navigate(entry_id, SUMMARISE, text))
 
         def chosen(answer: str | None) -> None:
-            if answer == SUMMARIZE_WITH:
+            if answer == SUMMARISE_WITH:
                 self.app.push_screen(
                     TextDialog("Instructions for the branch summary"), callback=with_instructions
                 )
             elif answer is not None:
                 self._start(self._navigate(entry_id, answer, None))
 
-        self.app.push_screen(ChoiceDialog("Summarize branch?", choices, filterable=False), callback=chosen)
+        self.app.push_screen(ChoiceDialog("Summarise branch?", choices, filterable=False), callback=chosen)
 
     async def _navigate(self, entry_id: str, mode: str, instructions: str | None) -> None:
         try:
             result = await self.runtime.navigate_tree(
-                entry_id, summarize=mode == SUMMARIZE, custom_instructions=instructions
+                entry_id, summarize=mode == SUMMARISE, custom_instructions=instructions
             )
         except Exception as error:
             await self.show_error(str(error))
@@ -208,8 +208,13 @@ class ChatCommands(Screen[None]):
         if resolution.model is None:
             await self.show_error("; ".join(str(d) for d in resolution.diagnostics) or f"unknown model {ref}")
             return
+        before = self.session.thinking_level
         await self.session.set_model(resolution.model, resolution.api_key)
         self.refresh_footer()
+        after = self.session.thinking_level
+        if after != before:
+            why = "has no thinking levels" if after == "off" else f"has no {before} level"
+            self.notify(f"Thinking {before} → {after}: {resolution.model.id} {why}.", markup=False)
 
     async def action_cycle_thinking(self, args: str = "") -> None:
         level = await self.session.cycle_thinking_level()
@@ -283,11 +288,14 @@ class ChatCommands(Screen[None]):
         self.app.push_screen(InfoDialog("Next request", request_markdown(model.base_url, preview)))
 
     async def action_export_session(self, args: str = "") -> None:
-        """`/export [--full-output] [path]`: write the page (or .jsonl) in a thread, then say where."""
+        """`/export [--full-output] [path]`: write the page (or .jsonl) in a thread, then say where. Without
+        a path the page goes to the sessions' export folder: the project is the user's, not ours."""
         from pathlib import Path
 
+        from pi_tui.config.paths import ensure_private_dir
         from pi_tui.export.exporter import ExportError, ExportResult, default_output, export_session
         from pi_tui.export.html_export import HtmlOptions
+        from pi_tui.session.session_setup import export_dir_for
 
         words = args.split()
         full_output = "--full-output" in words
@@ -302,8 +310,14 @@ class ChatCommands(Screen[None]):
         )
 
         def export() -> ExportResult:
-            out = Path(target).expanduser() if target else default_output(session.store, cwd)
-            return export_session(session.store, cwd / out, options)
+            if target:
+                return export_session(session.store, cwd / Path(target).expanduser(), options)
+            try:
+                # Private like the sessions beside it: a page holds the whole conversation.
+                folder = ensure_private_dir(export_dir_for(session.store))
+            except OSError as error:
+                raise ExportError(f"cannot create {error.filename}: {error.strerror or error}") from error
+            return export_session(session.store, default_output(session.store, folder), options)
 
         try:
             result = await asyncio.to_thread(export)

@@ -261,6 +261,16 @@ class LineView(ScrollView, can_focus=True):
         found = [i for i, line in enumerate(self._memory) if needle and needle in line.casefold()]
         self.set_matches(query, found)
 
+    def clear_search(self) -> None:
+        """Forget the search (another text is shown): no matches, no "n of m" in the status."""
+        self._query = ""
+        self._matches = []
+        self._match_set = frozenset()
+        self._matches_complete = True
+        self._current = None
+        self.refresh()
+        self._post_status()
+
     def set_matches(self, query: str, lines: Sequence[int], complete: bool = True) -> None:
         """The lines holding `query` (sorted); jumps to the first one at or after the top line."""
         self._query = query

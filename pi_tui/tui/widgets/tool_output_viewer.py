@@ -150,6 +150,7 @@ class ToolOutputViewer(Vertical):
         self._selected = None
         self._problem = ""
         self._close_reader()
+        self.line_view.clear_search()
         self.line_view.show_lines([])
         self.line_view.highlight([])
         self.query_one("#tool-output-title", Static).update(NOTHING_SELECTED)
@@ -165,6 +166,7 @@ class ToolOutputViewer(Vertical):
         self.tool_list.select_call(tool_call_id)
         call = self._calls[tool_call_id]
         self.line_view.follow = call.status == "running"
+        self.line_view.clear_search()  # its matches were lines of the call shown before
         self._problem = ""
         self._close_reader()
         self._show()
@@ -188,6 +190,7 @@ class ToolOutputViewer(Vertical):
     def watch_mode(self) -> None:
         self._problem = ""
         if self.is_mounted:
+            self.line_view.clear_search()  # the other view is another text
             self._show()
 
     def action_open_search(self) -> None:
