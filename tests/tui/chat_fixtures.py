@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
@@ -18,8 +19,13 @@ MODEL = ModelConfig(id="scripted-model", provider="scripted", context_window=32_
 
 
 def make_chat_app(
-    tmp_path: Path, replies: list[ScriptedReply], *, settings: Settings | None = None
+    tmp_path: Path,
+    replies: list[ScriptedReply],
+    *,
+    settings: Settings | None = None,
+    store: SessionStore | None = None,
 ) -> tuple[PiTuiApp, AgentSession, ScriptedProvider]:
+    """A chat on a new session in `tmp_path/project`, or on `store` (a copy of a pi session)."""
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     provider = ScriptedProvider(replies)
@@ -30,7 +36,7 @@ def make_chat_app(
         return AgentSessionServices(cwd=cwd, resources=resources)
 
     runtime = AgentSessionRuntime(
-        SessionStore.create(str(project), tmp_path / "sessions"),
+        store or SessionStore.create(str(project), tmp_path / "sessions"),
         RuntimeOptions(
             model=MODEL,
             api_key="unused",
@@ -47,3 +53,12 @@ def make_chat_app(
         runtime=runtime,
     )
     return app, runtime.session, provider
+
+
+def chat_on_pi_session(tmp_path: Path, pi_fixtures: Path, name: str) -> PiTuiApp:
+    """A chat on a copy of one of the pi sessions in the fixtures (`pi-sessions/<name>`)."""
+    copy = tmp_path / "sessions" / name
+    copy.parent.mkdir(exist_ok=True)
+    shutil.copy(pi_fixtures / "pi-sessions" / name, copy)
+    app, _, _ = make_chat_app(tmp_path, [], store=SessionStore.open(copy))
+    return app

@@ -76,6 +76,9 @@ class SidePanes(Screen[None]):
     def side_reset(self) -> None:
         """A new session (or the first): start every pane from the session file."""
         self._inspector_cache = InspectorCache()
+        self._inspector_lock = threading.Lock()
+        """Held while a worker uses that cache: a superseded refresh still runs (a thread cannot be
+        stopped), and two builds at once on one cache made the newer one report an unknown usage."""
         self._reload_tool_log()
         self._refresh_inspector()
         self._refresh_timeline()
@@ -134,17 +137,19 @@ class SidePanes(Screen[None]):
     def _refresh_inspector(self) -> None:
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         session = self.session
-        cache = self._inspector_cache
-        data = build_inspector_data(session.store, session.resources.settings, session.model, cache=cache)
-        context = session.store.build_context()
-        texts = segment_texts(
-            session.system_prompt,
-            [tool.spec() for tool in session.active_tools],
-            context.messages,
-            context.entry_ids,
-            model=session.model,
-            zones=ledger_zones(cache.ledger),
-        )
+        cache, lock = self._inspector_cache, self._inspector_lock
+        with lock:
+            settings = session.resources.settings
+            data = build_inspector_data(session.store, settings, session.model, cache=cache)
+            context = session.store.build_context()
+            texts = segment_texts(
+                session.system_prompt,
+                [tool.spec() for tool in session.active_tools],
+                context.messages,
+                context.entry_ids,
+                model=session.model,
+                zones=ledger_zones(cache.ledger),
+            )
         deliver(self, lambda: self.query_one(ContextInspector).show(data, texts))
 
     # --- tool-output viewer ----------------------------------------------------------------------------
