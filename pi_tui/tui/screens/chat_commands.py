@@ -21,14 +21,18 @@ from pi_tui.session.compaction_ops import preview_for_store
 from pi_tui.session.listing import list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.session.tree_listing import set_label, tree_lines
+from pi_tui.tui.key_help import help_sections
 from pi_tui.tui.request_view import request_markdown
-from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
+from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, KeysDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.screens.tree_dialog import TreeDialog
-from pi_tui.tui.slash_commands import SLASH_COMMANDS
 from pi_tui.tui.theming import theme_menu
+from pi_tui.tui.widgets.compaction_detail import CompactionDetail
+from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from pi_tui.tui.widgets.context_inspector import ContextInspector
+from pi_tui.tui.widgets.line_view import LineView
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 
 if TYPE_CHECKING:
     from pi_tui.session.agent_session import AgentSession
@@ -44,6 +48,8 @@ class ChatCommands(Screen[None]):
     if TYPE_CHECKING:
 
         def refresh_footer(self) -> None: ...
+
+        def screen_bindings(self) -> list[Binding]: ...
 
         async def show_error(self, text: str) -> None: ...
 
@@ -329,33 +335,14 @@ class ChatCommands(Screen[None]):
         )
 
     async def action_hotkeys(self, args: str = "") -> None:
-        bindings = [*self.app.BINDINGS, *type(self).BINDINGS]
-        keys = [
-            (binding.key, binding.description)
-            for binding in bindings
-            if isinstance(binding, Binding)
-            and binding.description
-            and self.app.check_action(binding.action, ())
+        screen_keys = [*self.screen_bindings(), *self.app.BINDINGS]
+        acting = [b for b in screen_keys if isinstance(b, Binding) and self.app.check_action(b.action, ())]
+        panes = [
+            ("Context pane", ContextInspector.BINDINGS),
+            ("Tools pane", [*ToolOutputViewer.BINDINGS, *LineView.BINDINGS]),
+            ("Compactions pane", [*CompactionTimeline.BINDINGS, *CompactionDetail.BINDINGS]),
         ]
-        lines = ["| key | action |", "|---|---|"] + [f"| `{key}` | {text} |" for key, text in keys]
-        lines += [
-            "| `enter` | send (while the agent runs: steer) |",
-            "| `alt+enter` | queue a follow-up |",
-            "| `ctrl+j` | new line |",
-            "| `up` / `down` | history |",
-            "| `pageup` / `pagedown` | scroll the conversation a page |",
-            "| `/…` / `@…` | complete a command / a file path: `up` `down` choose, `tab` or `enter` accept, "
-            "`esc` close |",
-            "| `/resume` | `ctrl+s` sort, `tab` this directory / all, type to search |",
-            "| `esc esc` | session tree (idle, empty editor) |",
-            "| `/tree` | type to search · `ctrl+o` / `ctrl+shift+o` filter · `ctrl+l` label |",
-        ]
-        lines += ["", "| command | what it does |", "|---|---|"]
-        lines += [
-            f"| `/{c.name}{' ' + c.usage if c.usage else ''}` | {c.description} |" for c in SLASH_COMMANDS
-        ]
-        lines += ["| `!cmd` / `!!cmd` | run a shell command (`!!`: keep it out of the context) |"]
-        self.app.push_screen(InfoDialog("Keys and commands", "\n".join(lines)))
+        self.app.push_screen(KeysDialog(help_sections(acting, panes)))
 
     async def action_quit_app(self, args: str = "") -> None:
         self.app.exit()

@@ -68,7 +68,7 @@ class LineView(ScrollView, can_focus=True):
     }
 
     BINDINGS = [
-        Binding("f", "toggle_follow", "Follow tail"),
+        Binding("f", "toggle_follow", "Follow", tooltip="Follow the tail of the output"),
         Binding("n", "next_match", "Next match", show=False),
         Binding("N,shift+n", "previous_match", "Previous match", show=False),
     ]
