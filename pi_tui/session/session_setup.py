@@ -17,6 +17,7 @@ from pi_tui.ai.messages import (
     UserMessage,
 )
 from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.paths import pi_tui_home
 from pi_tui.context.resources import Resources
 from pi_tui.session.ids import iso_to_ms
 from pi_tui.session.store import SessionStore
@@ -24,6 +25,7 @@ from pi_tui.session.user_bash import UserBashOptions
 from pi_tui.tools.registry import ToolLimits, build_tools
 
 SPILL_FOLDER_NAME = "spill"
+EXPORT_FOLDER_NAME = "exports"
 DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium"
 # `xhigh` is sent as `high` by the provider, so cycling stops at `high` as pi does for such models.
 CYCLED_THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
@@ -45,6 +47,12 @@ def spill_dir_for(store: SessionStore) -> Path | None:
     if store.path is None:
         return None
     return store.path.parent / SPILL_FOLDER_NAME / store.session_id
+
+
+def export_dir_for(store: SessionStore) -> Path:
+    """Where `/export` without a path writes: beside the session file (or in pi-tui's home for a session
+    kept in memory), never into the project the session works on."""
+    return (store.path.parent if store.path is not None else pi_tui_home()) / EXPORT_FOLDER_NAME
 
 
 def session_tools(resources: Resources, store: SessionStore) -> dict[str, AgentTool[Any]]:

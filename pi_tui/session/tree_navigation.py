@@ -74,7 +74,7 @@ async def navigate_tree(
     if target is None:
         raise TreeNavigationError(f"entry {target_id} not found")
     if summary is not None and summary.target is None:
-        raise TreeNavigationError("No model available to summarize the branch")
+        raise TreeNavigationError("No model available to summarise the branch")
     summary_text: str | None = None
     details: dict[str, list[str]] | None = None
     if summary is not None and summary.target is not None:

@@ -63,20 +63,20 @@ TIMELINE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("branch", " "),
     ("time", "Time"),
     ("reason", "Reason"),
-    ("tokens", "Tokens before → after"),
+    ("tokens", "Tokens"),
     ("model", "Model"),
     ("audit", "Missing"),
 )
 """(column key, label) pairs; the keys are `TimelineRow` field names."""
 
 
-def local_time(timestamp: str) -> str:
+def local_time(timestamp: str, *, seconds: bool = True) -> str:
     """`2026-11-29T23:15:12.049Z` → `11-29 23:15:12` in local time (the raw text if unparsable)."""
     try:
         parsed = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
         return timestamp
-    return parsed.astimezone().strftime("%m-%d %H:%M:%S")
+    return parsed.astimezone().strftime("%m-%d %H:%M:%S" if seconds else "%m-%d %H:%M")
 
 
 def row_for(record: CompactionRecord) -> TimelineRow:
@@ -85,7 +85,8 @@ def row_for(record: CompactionRecord) -> TimelineRow:
     return TimelineRow(
         compaction_id=record.entry_id,
         branch=ON_BRANCH_MARKER if record.on_current_branch else "",
-        time=local_time(record.timestamp),
+        # To the minute: the table shares the side panel's 60 columns; the detail gives the seconds.
+        time=local_time(record.timestamp, seconds=False),
         reason=record.reason + (" (hook)" if record.from_hook else ""),
         tokens=size_text(record.size),
         model=record.model or NO_MODEL,

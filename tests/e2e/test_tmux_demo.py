@@ -71,7 +71,9 @@ def test_demo_plays_and_every_pane_answers(demo_session: str) -> None:
     assert "bash" in wait_for(demo_session, "what the model")
 
     subprocess.run([*TMUX, "send-keys", "-t", demo_session, "F4"], check=True)
-    assert "threshold" in wait_for(demo_session, "Tokens before")
+    assert "threshold" in wait_for(demo_session, "Missing")
+    # F4 put the keyboard in the pane; F6 moves it on, to the editor.
+    subprocess.run([*TMUX, "send-keys", "-t", demo_session, "F6"], check=True)
 
     # Text and Enter go separately: in one burst the terminal may deliver Enter as part of a paste. Enter
     # waits for the completion list, which would otherwise open under it and take it.

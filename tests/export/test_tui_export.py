@@ -23,8 +23,11 @@ async def test_export_writes_the_page_and_says_where(tmp_path: Path) -> None:
         await settle(pilot)
         await submit(pilot, "a question <b>bold?</b>")
         await submit(pilot, "/export")
-        page = tmp_path / "project" / f"{session.store.session_id}.html"
-        assert page.is_file()
+        # Beside the session, not in the project the session works on.
+        assert session.store.path is not None
+        page = session.store.path.parent / "exports" / f"{session.store.session_id}.html"
+        assert page.is_file() and (page.parent.stat().st_mode & 0o777) == 0o700
+        assert list((tmp_path / "project").iterdir()) == []
         text = page.read_text()
         assert "<strong>answer</strong>" in text and "&lt;script&gt;x()&lt;/script&gt;" in text
         assert "a question &lt;b&gt;bold?&lt;/b&gt;" in text

@@ -43,7 +43,7 @@ async def test_summary_request_and_reply_over_http(tmp_path: Path) -> None:
             settings=SMALL,
         )  # fmt: skip
         assert failed.error is not None and failed.error.startswith(
-            "Compaction failed: Summarization failed:"
+            "Compaction failed: Summarisation failed:"
         )
         assert "upstream exploded" in failed.error
     finally:

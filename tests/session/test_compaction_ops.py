@@ -102,7 +102,7 @@ async def test_refusals_and_failures_are_values_with_pi_texts(tmp_path: Path) ->
     store.append_message(user("more"))
     count = len(store.entries)
     failed = await _compact(store, provider)
-    assert failed.error == "Compaction failed: Summarization failed: boom" and not failed.ok
+    assert failed.error == "Compaction failed: Summarisation failed: boom" and not failed.ok
     assert len(store.entries) == count
 
 

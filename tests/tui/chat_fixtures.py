@@ -4,6 +4,7 @@ the real OpenAI client against the loopback server."""
 from __future__ import annotations
 
 import datetime
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -93,3 +94,12 @@ def _chat_app(
         runtime=runtime,
     )
     return app, runtime
+
+
+def chat_on_pi_session(tmp_path: Path, pi_fixtures: Path, name: str) -> PiTuiApp:
+    """A chat on a copy of one of the pi sessions in the fixtures (`pi-sessions/<name>`)."""
+    copy = tmp_path / "sessions" / name
+    copy.parent.mkdir(exist_ok=True)
+    shutil.copy(pi_fixtures / "pi-sessions" / name, copy)
+    app, _, _ = make_chat_app(tmp_path, [], store=SessionStore.open(copy))
+    return app

@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Input, Label, OptionList
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.session.entries import CompactionEntry
 from pi_tui.tui.screens.chat import ChatScreen
-from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
+from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, KeysDialog, TextDialog
 from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.slash_commands import completions, parse_slash_command
 from pi_tui.tui.widgets.context_inspector import ContextInspector
@@ -41,7 +41,9 @@ def has_compaction(session: Any) -> bool:
 
 
 def chat(app: Any) -> ChatScreen:
-    screen = app.screen_stack[1] if isinstance(app.screen, ChoiceDialog | InfoDialog) else app.screen
+    screen = (
+        app.screen_stack[1] if isinstance(app.screen, ChoiceDialog | InfoDialog | KeysDialog) else app.screen
+    )
     assert isinstance(screen, ChatScreen)
     return screen
 
@@ -210,9 +212,9 @@ async def test_session_and_hotkeys_dialogs(tmp_path: Path) -> None:
         await pilot.press("escape")
         await pilot.press("f1")
         await settle(pilot)
-        assert isinstance(app.screen, InfoDialog) and "/compact" in app.screen.markdown
-        assert "| `pageup` / `pagedown` |" in app.screen.markdown
-        assert "Demo" not in app.screen.markdown and "All directories" not in app.screen.markdown
+        assert isinstance(app.screen, KeysDialog) and "/compact" in app.screen.text
+        assert "  pageup / pagedown  Scroll the conversation a page" in app.screen.text
+        assert "Demo" not in app.screen.text and "All directories" not in app.screen.text
 
 
 async def test_command_palette_lists_slash_commands(tmp_path: Path) -> None:
@@ -225,8 +227,8 @@ async def test_command_palette_lists_slash_commands(tmp_path: Path) -> None:
         await until(lambda: "/hotkeys" in palette_highlight(app), what="/hotkeys highlighted in the palette")
         await settle(pilot)
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, InfoDialog))
-        assert isinstance(app.screen, InfoDialog) and "/compact" in app.screen.markdown
+        await until(lambda: isinstance(app.screen, KeysDialog))
+        assert isinstance(app.screen, KeysDialog) and "/compact" in app.screen.text
 
 
 async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Path) -> None:

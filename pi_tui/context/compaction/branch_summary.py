@@ -32,7 +32,7 @@ from pi_tui.context.path_items import PathItem
 BRANCH_SUMMARY_MAX_TOKENS = 2048
 SUMMARY_OVERSHOOT_SHARE = 0.9
 """A summary item over budget is still taken while the running total is under 90 % of it."""
-BRANCH_FAILED = "Summarization failed"
+BRANCH_FAILED = "Summarisation failed"
 
 
 @dataclass

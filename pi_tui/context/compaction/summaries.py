@@ -40,8 +40,8 @@ from pi_tui.context.compaction.summary_call import (
 
 HISTORY_BUDGET_SHARE = 0.8
 TURN_PREFIX_BUDGET_SHARE = 0.5
-SUMMARIZATION_FAILED = "Summarization failed"
-TURN_PREFIX_FAILED = "Turn prefix summarization failed"
+SUMMARIZATION_FAILED = "Summarisation failed"
+TURN_PREFIX_FAILED = "Turn prefix summarisation failed"
 COMPACTION_CANCELLED = "Compaction cancelled"
 
 

@@ -38,6 +38,7 @@ from pi_tui.tui.screens.approval_dialog import ApprovalDialog
 from pi_tui.tui.screens.chat_commands import ChatCommands
 from pi_tui.tui.screens.chat_queue import ChatQueue
 from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS, ConfirmCompactionDialog
+from pi_tui.tui.screens.pane_focus import PANE_KEYS
 from pi_tui.tui.screens.side_panes import FIRST_PAINT_WAIT_SECONDS, SidePanes
 from pi_tui.tui.slash_commands import parse_slash_command
 from pi_tui.tui.widgets.completion_popup import CompletionPopup
@@ -63,8 +64,13 @@ FOOTER_REFRESH_EVENTS = frozenset(
 )
 TRANSCRIPT_EVENTS = frozenset({"session_tree"})
 DOUBLE_ESCAPE_SECONDS = 0.5
-WIDE_COLUMNS = 100
-"""From this width on the side panel is shown beside the conversation."""
+NEXT_PANE = "Next pane: conversation, side panel, editor"
+ABORT = (
+    "Abort the reply, a tool, a shell command, a compaction or a retry; queued messages return to the editor"
+)
+WIDE_COLUMNS = 120
+"""From this width on the side panel is shown beside the conversation (each gets 60 columns or more);
+below it a pane takes the conversation's place while open."""
 
 
 class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
@@ -77,18 +83,25 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
     """The editor; the default (the first focusable widget, the conversation) would restyle the whole
     transcript twice on open, once on focus and once when the editor takes it."""
     BINDINGS = [
-        Binding("escape", "interrupt", "Abort"),
-        Binding("ctrl+o", "toggle_tool_output", "Expand output"),
-        Binding("ctrl+t", "toggle_thinking", "Thinking"),
-        Binding("ctrl+l", "choose_model", "Model"),
-        Binding("shift+tab", "cycle_thinking", "Thinking level", show=False),
-        Binding("ctrl+c", "clear_editor", "Clear", show=False),
-        Binding("f1", "hotkeys", "Keys"),
-        Binding("f2", "pane_context", "Context"),
-        Binding("f3", "pane_tools", "Tools"),
-        Binding("f4", "pane_compactions", "Compactions"),
-        Binding("ctrl+b", "toggle_side", "Side panel", show=False),
-        Binding("f11", "maximize_pane", "Maximise", show=False),
+        Binding("escape", "interrupt", "Abort", tooltip=ABORT),
+        Binding("ctrl+o", "toggle_tool_output", "Expand", tooltip="Expand the latest tool output"),
+        Binding("ctrl+t", "toggle_thinking", "Thinking", tooltip="Show or hide thinking"),
+        Binding("ctrl+l", "choose_model", "Model", tooltip="Choose the model", show=False),
+        Binding(
+            "shift+tab", "cycle_thinking", "Thinking level", tooltip="Cycle the thinking level", show=False
+        ),
+        Binding("ctrl+c", "clear_editor", "Clear", tooltip="Clear the editor", show=False),
+        Binding("f2", "pane_context", "Context", tooltip="Context pane", group=PANE_KEYS),
+        Binding("f3", "pane_tools", "Tools", tooltip="Tools pane", group=PANE_KEYS),
+        Binding("f4", "pane_compactions", "Compactions", tooltip="Compactions pane", group=PANE_KEYS),
+        Binding("ctrl+b", "toggle_side", "Side panel", tooltip="Hide or show the side panel", show=False),
+        Binding(
+            "f11", "maximize_pane", "Maximise", tooltip="Give the focused pane the whole screen, or back"
+        ),
+        # Priority: the editor (a TextArea) would take F6 to select a line.
+        Binding("f6", "cycle_focus(1)", "Next pane", tooltip=NEXT_PANE, priority=True),
+        Binding("shift+f6", "cycle_focus(-1)", "Previous pane", show=False, priority=True),
+        Binding("f1", "hotkeys", "Keys", tooltip="Keys and commands"),
     ]
 
     def __init__(
@@ -118,6 +131,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         self._last_escape: float | None = None
         """When Esc was last pressed; None when the next press starts afresh."""
         self.confirm_seconds: float = COUNTDOWN_SECONDS
+        self._pane_focus = {}
 
     def compose(self) -> ComposeResult:
         # The breakpoint class the first resize would set, set now: added after the transcript is
@@ -132,7 +146,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         yield QueuedMessages(id="queued")
         yield PromptArea(id="prompt")
         yield StatusFooter(id="status")
-        yield Footer()
+        yield Footer(compact=not wide, show_command_palette=wide)
 
     async def on_mount(self) -> None:
         self.session.confirm_compaction = self._confirm_compaction
@@ -169,6 +183,13 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
 
     def on_unmount(self) -> None:
         self._bridge.unbind()
+
+    def on_resize(self) -> None:
+        # Eighty columns hold the keys of each part with single spaces and without the palette's key
+        # (ctrl+p works all the same; F1 lists it).
+        footer = self.query_one(Footer)
+        footer.compact = self.size.width < WIDE_COLUMNS
+        footer.show_command_palette = not footer.compact
 
     async def _session_replaced(self, session: AgentSession, reason: ReplaceReason) -> None:
         session.confirm_compaction = self._confirm_compaction
@@ -266,6 +287,12 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
     def context_tokens(self) -> int | None:
         """The footer's context size (None until the worker has counted it)."""
         return self._context_tokens
+
+    @property
+    def busy(self) -> bool:
+        """A run, a user command or a compaction is under way: something Esc stops."""
+        session = self.session
+        return session.is_running or session.is_bash_running or session.is_compacting
 
     def refresh_footer(self) -> None:
         """Show the session's figures now; the context usage is recounted in a worker and follows."""
@@ -369,7 +396,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         """Esc: stop the run, a user command, a compaction or a retry countdown; queued messages go
         back into the editor. Twice within half a second on an idle, empty editor: the tree."""
         session = self.session
-        busy = session.is_running or session.is_bash_running or session.is_compacting
+        busy = self.busy
         queued = await session.clear_queue()
         if queued:
             self.query_one(PromptArea).put_back(queued)

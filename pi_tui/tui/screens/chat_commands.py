@@ -23,20 +23,24 @@ from pi_tui.session.listing import list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.session.tree_listing import set_label, tree_lines
 from pi_tui.session.usage_totals import usage_totals
+from pi_tui.tui.key_help import help_sections
 from pi_tui.tui.request_view import request_markdown
-from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, TextDialog
+from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, KeysDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.session_info import session_info_markdown
-from pi_tui.tui.slash_commands import SLASH_COMMANDS
 from pi_tui.tui.theming import theme_menu
+from pi_tui.tui.widgets.compaction_detail import CompactionDetail
+from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from pi_tui.tui.widgets.context_inspector import ContextInspector
+from pi_tui.tui.widgets.line_view import LineView
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 
 if TYPE_CHECKING:
     from pi_tui.session.agent_session import AgentSession
 
-NO_SUMMARY, SUMMARIZE, SUMMARIZE_WITH = "none", "summarize", "custom"
+NO_SUMMARY, SUMMARISE, SUMMARISE_WITH = "none", "summarise", "custom"
 
 
 class ChatCommands(Screen[None]):
@@ -51,6 +55,8 @@ class ChatCommands(Screen[None]):
         def context_tokens(self) -> int | None: ...
 
         def refresh_footer(self) -> None: ...
+
+        def screen_bindings(self) -> list[Binding]: ...
 
         async def show_error(self, text: str) -> None: ...
 
@@ -168,28 +174,28 @@ class ChatCommands(Screen[None]):
             return
         choices = [
             (NO_SUMMARY, "No summary"),
-            (SUMMARIZE, "Summarize"),
-            (SUMMARIZE_WITH, "Summarize with custom prompt"),
+            (SUMMARISE, "Summarise"),
+            (SUMMARISE_WITH, "Summarise with custom prompt"),
         ]
 
         def with_instructions(text: str | None) -> None:
             if text is not None:
-                self._start(self._navigate(entry_id, SUMMARIZE, text))
+                self._start(self._navigate(entry_id, SUMMARISE, text))
 
         def chosen(answer: str | None) -> None:
-            if answer == SUMMARIZE_WITH:
+            if answer == SUMMARISE_WITH:
                 self.app.push_screen(
                     TextDialog("Instructions for the branch summary"), callback=with_instructions
                 )
             elif answer is not None:
                 self._start(self._navigate(entry_id, answer, None))
 
-        self.app.push_screen(ChoiceDialog("Summarize branch?", choices, filterable=False), callback=chosen)
+        self.app.push_screen(ChoiceDialog("Summarise branch?", choices, filterable=False), callback=chosen)
 
     async def _navigate(self, entry_id: str, mode: str, instructions: str | None) -> None:
         try:
             result = await self.runtime.navigate_tree(
-                entry_id, summarize=mode == SUMMARIZE, custom_instructions=instructions
+                entry_id, summarize=mode == SUMMARISE, custom_instructions=instructions
             )
         except Exception as error:
             await self.show_error(str(error))
@@ -221,8 +227,13 @@ class ChatCommands(Screen[None]):
         if resolution.model is None:
             await self.show_error("; ".join(str(d) for d in resolution.diagnostics) or f"unknown model {ref}")
             return
+        before = self.session.thinking_level
         await self.session.set_model(resolution.model, resolution.api_key)
         self.refresh_footer()
+        after = self.session.thinking_level
+        if after != before:
+            why = "has no thinking levels" if after == "off" else f"has no {before} level"
+            self.notify(f"Thinking {before} → {after}: {resolution.model.id} {why}.", markup=False)
 
     async def action_cycle_thinking(self, args: str = "") -> None:
         level = await self.session.cycle_thinking_level()
@@ -302,11 +313,14 @@ class ChatCommands(Screen[None]):
         self.app.push_screen(InfoDialog("Next request", request_markdown(model.base_url, preview)))
 
     async def action_export_session(self, args: str = "") -> None:
-        """`/export [--full-output] [path]`: write the page (or .jsonl) in a thread, then say where."""
+        """`/export [--full-output] [path]`: write the page (or .jsonl) in a thread, then say where. Without
+        a path the page goes to the sessions' export folder: the project is the user's, not ours."""
         from pathlib import Path
 
+        from pi_tui.config.paths import ensure_private_dir
         from pi_tui.export.exporter import ExportError, ExportResult, default_output, export_session
         from pi_tui.export.html_export import HtmlOptions
+        from pi_tui.session.session_setup import export_dir_for
 
         words = args.split()
         full_output = "--full-output" in words
@@ -321,8 +335,14 @@ class ChatCommands(Screen[None]):
         )
 
         def export() -> ExportResult:
-            out = Path(target).expanduser() if target else default_output(session.store, cwd)
-            return export_session(session.store, cwd / out, options)
+            if target:
+                return export_session(session.store, cwd / Path(target).expanduser(), options)
+            try:
+                # Private like the sessions beside it: a page holds the whole conversation.
+                folder = ensure_private_dir(export_dir_for(session.store))
+            except OSError as error:
+                raise ExportError(f"cannot create {error.filename}: {error.strerror or error}") from error
+            return export_session(session.store, default_output(session.store, folder), options)
 
         try:
             result = await asyncio.to_thread(export)
@@ -334,33 +354,14 @@ class ChatCommands(Screen[None]):
         )
 
     async def action_hotkeys(self, args: str = "") -> None:
-        bindings = [*self.app.BINDINGS, *type(self).BINDINGS]
-        keys = [
-            (binding.key, binding.description)
-            for binding in bindings
-            if isinstance(binding, Binding)
-            and binding.description
-            and self.app.check_action(binding.action, ())
+        screen_keys = [*self.screen_bindings(), *self.app.BINDINGS]
+        acting = [b for b in screen_keys if isinstance(b, Binding) and self.app.check_action(b.action, ())]
+        panes = [
+            ("Context pane", ContextInspector.BINDINGS),
+            ("Tools pane", [*ToolOutputViewer.BINDINGS, *LineView.BINDINGS]),
+            ("Compactions pane", [*CompactionTimeline.BINDINGS, *CompactionDetail.BINDINGS]),
         ]
-        lines = ["| key | action |", "|---|---|"] + [f"| `{key}` | {text} |" for key, text in keys]
-        lines += [
-            "| `enter` | send (while the agent runs: steer) |",
-            "| `tab` | while the agent runs: queue a follow-up (also `alt+enter`, `/followup`) |",
-            "| `ctrl+j` | new line |",
-            "| `up` / `down` | history; `up` with messages queued: pick one (`enter` edit, `delete` drop) |",
-            "| `pageup` / `pagedown` | scroll the conversation a page |",
-            "| `/…` / `@…` | complete a command / a file path: `up` `down` choose, `tab` or `enter` accept, "
-            "`esc` close |",
-            "| `/resume` | `ctrl+s` sort, `tab` this directory / all, type to search |",
-            "| `esc esc` | session tree (idle, empty editor) |",
-            "| `/tree` | type to search · `ctrl+o` / `ctrl+shift+o` filter · `ctrl+l` label |",
-        ]
-        lines += ["", "| command | what it does |", "|---|---|"]
-        lines += [
-            f"| `/{c.name}{' ' + c.usage if c.usage else ''}` | {c.description} |" for c in SLASH_COMMANDS
-        ]
-        lines += ["| `!cmd` / `!!cmd` | run a shell command (`!!`: keep it out of the context) |"]
-        self.app.push_screen(InfoDialog("Keys and commands", "\n".join(lines)))
+        self.app.push_screen(KeysDialog(help_sections(acting, panes)))
 
     async def action_quit_app(self, args: str = "") -> None:
         self.app.exit()

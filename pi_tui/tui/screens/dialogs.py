@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.table import Table
+from rich.text import Text as RichText
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList
+from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pi_tui.tui.key_help import HelpSection, plain_text
 from pi_tui.tui.widgets.markdown_view import MarkdownView
 
 DIALOG_CSS = """
@@ -123,6 +126,52 @@ class InfoDialog(ModalScreen[None]):
             yield Label(self.title_text, classes="dialog-title")
             with VerticalScroll():
                 yield MarkdownView(self.markdown)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class KeysDialog(ModalScreen[None]):
+    """F1: keys and commands, one line each, aligned; any of Escape, Enter, q or F1 closes it."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    KeysDialog VerticalScroll { max-height: 100%; }
+    KeysDialog #keys-table { width: 1fr; }
+    """
+    )
+    DEFAULT_CLASSES = "dialog"
+    SCOPED_CSS = False  # DIALOG_CSS selects by the class, for every dialog alike
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("enter", "close", show=False),
+        Binding("q", "close", show=False),
+        Binding("f1", "close", show=False),
+    ]
+    KEY_COLUMN_WIDTH = 22
+    """Wider keys (a command's usage) wrap inside their column."""
+
+    def __init__(self, sections: Sequence[HelpSection]) -> None:
+        super().__init__()
+        self.sections = list(sections)
+        self.text = plain_text(self.sections)
+        """What the dialog shows, as plain text."""
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2), expand=True)
+        table.add_column(max_width=self.KEY_COLUMN_WIDTH, overflow="fold", style="bold")
+        table.add_column(ratio=1)
+        for index, section in enumerate(self.sections):
+            if index:
+                table.add_row("", "")
+            table.add_row(RichText(section.title, style="bold underline"), "")
+            for key, text in section.rows:
+                table.add_row(RichText(key), RichText(text))
+        with Vertical():
+            yield Label("Keys and commands", classes="dialog-title")
+            with VerticalScroll():
+                yield Static(table, id="keys-table")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.events import DescendantFocus
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 
@@ -33,6 +34,7 @@ from pi_tui.session.restore_hold import restore_cost
 from pi_tui.session.store import SessionStore
 from pi_tui.tui.inspector_view import ledger_zones, segment_texts
 from pi_tui.tui.screens.dialogs import ChoiceDialog
+from pi_tui.tui.screens.pane_focus import PaneFocus
 from pi_tui.tui.timeline_view import CompactionDetailData, detail_for, preview_for, timeline_rows
 from pi_tui.tui.tool_calls import ToolCallLog
 from pi_tui.tui.widgets.compaction_detail import CompactionDetail
@@ -40,6 +42,7 @@ from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import ToolCallBlock
+from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 from pi_tui.tui.worker_results import deliver
 
@@ -59,7 +62,7 @@ first frame before they go ahead anyway."""
 RESTORE_CHOICE = "restore"
 
 
-class SidePanes(Screen[None]):
+class SidePanes(PaneFocus, Screen[None]):
     """Mixed into `ChatScreen`, which supplies `session`, `show_error` and calls the hooks below."""
 
     if TYPE_CHECKING:
@@ -82,6 +85,9 @@ class SidePanes(Screen[None]):
     def side_reset(self) -> None:
         """A new session (or the first): start every pane from the session file."""
         self._inspector_cache = InspectorCache()
+        self._inspector_lock = threading.Lock()
+        """Held while a worker uses that cache: a superseded refresh still runs (a thread cannot be
+        stopped), and two builds at once on one cache made the newer one report an unknown usage."""
         self._reload_tool_log()
         self._refresh_inspector()
         self._refresh_timeline()
@@ -140,17 +146,19 @@ class SidePanes(Screen[None]):
     def _refresh_inspector(self) -> None:
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         session = self.session
-        cache = self._inspector_cache
-        data = build_inspector_data(session.store, session.resources.settings, session.model, cache=cache)
-        context = session.store.build_context()
-        texts = segment_texts(
-            session.system_prompt,
-            [tool.spec() for tool in session.active_tools],
-            context.messages,
-            context.entry_ids,
-            model=session.model,
-            zones=ledger_zones(cache.ledger),
-        )
+        cache, lock = self._inspector_cache, self._inspector_lock
+        with lock:
+            settings = session.resources.settings
+            data = build_inspector_data(session.store, settings, session.model, cache=cache)
+            context = session.store.build_context()
+            texts = segment_texts(
+                session.system_prompt,
+                [tool.spec() for tool in session.active_tools],
+                context.messages,
+                context.entry_ids,
+                model=session.model,
+                zones=ledger_zones(cache.ledger),
+            )
         deliver(self, lambda: self.query_one(ContextInspector).show(data, texts))
 
     # --- tool-output viewer ----------------------------------------------------------------------------
@@ -256,10 +264,21 @@ class SidePanes(Screen[None]):
     # --- layout -------------------------------------------------------------------------------------------
 
     def show_pane(self, pane_id: str) -> None:
+        """Open the side panel on `pane_id` and put the keyboard in it (from anywhere, a pane included)."""
+        was_maximized = self.maximized
+        if was_maximized is not None:
+            self.minimize()
         self.remove_class("-side-hidden")
         self.add_class("-side-shown")
         self.query_one(TabbedContent).active = pane_id
+        self.focus_pane(pane_id)
+        if was_maximized is not None and not isinstance(was_maximized, ConversationView):
+            # A maximised pane stays maximised: the chosen one takes its place.
+            self.call_after_refresh(self.action_maximize_pane)
         self.call_after_refresh(self._catch_up_panes)
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        self.remember_pane_focus(event.widget)
 
     @on(TabbedContent.TabActivated)
     def _pane_activated(self) -> None:
@@ -267,14 +286,18 @@ class SidePanes(Screen[None]):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._catch_up_panes)  # a wider screen shows the side panel
+        self.call_after_refresh(self.keep_focus_on_screen)  # a narrower one may hide where it was
 
     def _catch_up_panes(self) -> None:
         """The inspector skips its table while hidden; displayed now, it fills it."""
         self.query_one(ContextInspector).catch_up()
 
     def action_toggle_side(self, args: str = "") -> None:
-        """Ctrl+B: hide or show the side panel (on narrow screens it is hidden until asked for)."""
+        """Ctrl+B: hide or show the side panel (on narrow screens it is hidden until asked for, and
+        shown it takes the conversation's place)."""
         self.toggle_class("-side-shown" if self.has_class("-narrow") else "-side-hidden")
+        if self.focused_part() == "panel":
+            self.set_focus(self.query_one(PromptArea))
         self.call_after_refresh(self._catch_up_panes)
 
     def action_pane_context(self, args: str = "") -> None:
@@ -285,14 +308,3 @@ class SidePanes(Screen[None]):
 
     def action_pane_compactions(self, args: str = "") -> None:
         self.show_pane("pane-compactions")
-
-    def action_maximize_pane(self, args: str = "") -> None:
-        """Give the focused pane the whole screen (from the editor: the conversation); again to restore."""
-        if self.maximized is not None:
-            self.minimize()
-            return
-        focused = self.focused
-        panes = (ConversationView, ContextInspector, ToolOutputViewer, CompactionTimeline)
-        chain = (focused, *focused.ancestors) if focused is not None else ()
-        target = next((widget for widget in chain if isinstance(widget, panes)), None)
-        self.maximize(target or self.query_one(ConversationView), container=False)

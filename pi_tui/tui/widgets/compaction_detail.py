@@ -85,7 +85,7 @@ class CompactionDetail(Vertical):
     """
 
     BINDINGS = [
-        Binding("p", "toggle_pin", "Pin item"),
+        Binding("p", "toggle_pin", "Pin", tooltip="Pin or unpin the audit item"),
         Binding("space", "toggle_pin", "Pin item", show=False),
     ]
 

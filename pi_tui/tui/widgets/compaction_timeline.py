@@ -25,6 +25,10 @@ from textual.widgets.data_table import RowDoesNotExist
 from pi_tui.tui.screens.recompact_dialog import RecompactDialog
 from pi_tui.tui.timeline_view import TIMELINE_COLUMNS, CompactionDetailData, NextCompaction, TimelineRow
 from pi_tui.tui.widgets.compaction_detail import TAB_NEXT, CompactionDetail
+from pi_tui.tui.widgets.fitted_table import FittedTable
+
+SHRINKABLE = (("model", 8), ("reason", 6))
+"""The selected compaction's detail, right below the table, names its model and reason in full."""
 
 
 class CompactionTimeline(Vertical):
@@ -40,9 +44,9 @@ class CompactionTimeline(Vertical):
     """
 
     BINDINGS = [
-        Binding("r", "restore", "Restore before"),
-        Binding("c", "recompact", "Re-compact"),
-        Binding("v", "preview", "Preview next"),
+        Binding("r", "restore", "Restore", tooltip="Continue from just before this compaction"),
+        Binding("c", "recompact", "Re-compact", tooltip="Compact the same span again, with instructions"),
+        Binding("v", "preview", "Preview", tooltip="Preview the next compaction"),
     ]
 
     @dataclass
@@ -78,7 +82,7 @@ class CompactionTimeline(Vertical):
         """The compaction under the table cursor."""
 
     def compose(self) -> ComposeResult:
-        table: DataTable[str | Text] = DataTable(id="timeline-table", cursor_type="row", zebra_stripes=True)
+        table = FittedTable(shrinkable=SHRINKABLE, id="timeline-table")
         for key, label in TIMELINE_COLUMNS:
             table.add_column(label, key=key)
         yield table

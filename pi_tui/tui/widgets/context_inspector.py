@@ -28,11 +28,17 @@ from pi_tui.tui.inspector_view import (
     table_rows,
 )
 from pi_tui.tui.widgets.budget_bar import BudgetBar
+from pi_tui.tui.widgets.fitted_table import FittedTable
 
 MAX_DETAIL_CHARS = 40_000
 """Longer texts are cut for display (TextArea cost grows with size); the note gives the full size."""
 NARROW_WIDTH = 44
 """Below this many columns the preview column is left out."""
+SHORT_HEIGHT = 24
+"""Below this many rows (an 80x24 terminal) the blank lines between the parts and the bar's legend go,
+so the table keeps a few rows and the detail a few lines."""
+SHRINKABLE = (("preview", 10), ("name", 8))
+"""The previews give up width first (each row's full text is below the table), then the names."""
 NO_SELECTION = "The exact text the model gets for the row under the cursor shows here."
 FILL_BATCH = 200
 """Rows added to the table per frame (the first batch at once, so a short session fills in one go)."""
@@ -57,12 +63,18 @@ class ContextInspector(Vertical):
         & > #inspector-detail-title { height: 1; color: $text-muted; text-wrap: nowrap;
                                       text-overflow: ellipsis; }
         & > #inspector-detail { height: 1fr; min-height: 3; border: none; padding: 0; }
-        &.-narrow > #inspector-budget { margin: 0; }
-        &.-narrow > #inspector-drift { margin: 0; }
+        &.-narrow > #inspector-budget, &.-short > #inspector-budget { margin: 0; }
+        &.-narrow > #inspector-drift, &.-short > #inspector-drift { margin: 0; }
+        &.-short > #inspector-table { margin: 0; }
+        &.-short > #inspector-budget { height: 2; }  /* the bar and its marks; the headline has the sums */
+        &.-short > #inspector-detail { min-height: 2; }
     }
     """
 
-    BINDINGS = [Binding("s", "toggle_sort", "Sort by size"), Binding("r", "show_request", "Next request")]
+    BINDINGS = [
+        Binding("s", "toggle_sort", "Sort", tooltip="Largest first / request order"),
+        Binding("r", "show_request", "Request", tooltip="The next request as it would go out"),
+    ]
 
     class SegmentSelected(Message):
         """A row was chosen: `row_key` is `system:<name>`, `tool:<name>` or `message:<key>`."""
@@ -103,8 +115,7 @@ class ContextInspector(Vertical):
         yield Static("No session data yet.", id="inspector-headline")
         yield BudgetBar(id="inspector-budget")
         yield Static("", id="inspector-drift")
-        table: DataTable[str | Text] = DataTable(id="inspector-table", cursor_type="row", zebra_stripes=True)
-        yield table
+        yield FittedTable(shrinkable=SHRINKABLE, id="inspector-table")
         yield Static(NO_SELECTION, id="inspector-detail-title")
         yield TextArea("", id="inspector-detail", read_only=True, soft_wrap=True, show_cursor=False)
 
@@ -148,10 +159,8 @@ class ContextInspector(Vertical):
         table = self.table
         current = self._cursor_key()
         table.clear(columns=True)
-        if self._narrow:
-            table.add_columns("zone", "name", "tokens")
-        else:
-            table.add_columns("zone", "name", "tokens", "preview")
+        for column in ("zone", "name", "tokens") if self._narrow else ("zone", "name", "tokens", "preview"):
+            table.add_column(column, key=column)
         if self.data is None:
             return
         rows = table_rows(self.data, self.texts, largest_first=self.largest_first)
@@ -223,6 +232,7 @@ class ContextInspector(Vertical):
             self._fill_table()
 
     def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.height < SHORT_HEIGHT, "-short")
         narrow = event.size.width < NARROW_WIDTH
         if narrow != self._narrow:
             self._narrow = narrow

@@ -68,7 +68,7 @@ class LineView(ScrollView, can_focus=True):
     }
 
     BINDINGS = [
-        Binding("f", "toggle_follow", "Follow tail"),
+        Binding("f", "toggle_follow", "Follow", tooltip="Follow the tail of the output"),
         Binding("n", "next_match", "Next match", show=False),
         Binding("N,shift+n", "previous_match", "Previous match", show=False),
     ]
@@ -260,6 +260,16 @@ class LineView(ScrollView, can_focus=True):
         needle = query.casefold()
         found = [i for i, line in enumerate(self._memory) if needle and needle in line.casefold()]
         self.set_matches(query, found)
+
+    def clear_search(self) -> None:
+        """Forget the search (another text is shown): no matches, no "n of m" in the status."""
+        self._query = ""
+        self._matches = []
+        self._match_set = frozenset()
+        self._matches_complete = True
+        self._current = None
+        self.refresh()
+        self._post_status()
 
     def set_matches(self, query: str, lines: Sequence[int], complete: bool = True) -> None:
         """The lines holding `query` (sorted); jumps to the first one at or after the top line."""

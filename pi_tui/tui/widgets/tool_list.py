@@ -12,14 +12,16 @@ from textual.widgets import DataTable
 
 from pi_tui.tools.truncate import format_size
 from pi_tui.tui.tool_calls import ToolCallInfo
+from pi_tui.tui.widgets.fitted_table import FittedTable
 
-COLUMNS = ("tool", "status", "lines", "bytes", "truncated", "args")
-"""Arguments last: they are as wide as the longest command, and in the side panel they would push
-the status and sizes out of sight."""
+COLUMNS = ("tool", "status", "lines", "bytes", "cut", "args")
+"""Arguments last, and the only column cut short: they are as wide as the longest command, and would
+push the status and sizes out of sight."""
+MIN_ARGS_WIDTH = 12
 _STATUS_CLASS = {"running": "tool-list--running", "done": "tool-list--done", "error": "tool-list--error"}
 
 
-class ToolList(DataTable[str | Text]):
+class ToolList(FittedTable):
     """A row per tool call, keyed by the call id; rows are updated in place, never rebuilt."""
 
     DEFAULT_CSS = """
@@ -46,7 +48,7 @@ class ToolList(DataTable[str | Text]):
             return self.tool_list
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
+        super().__init__(shrinkable=[("args", MIN_ARGS_WIDTH)], id=id, classes=classes)
         self._shown: dict[str, ToolCallInfo] = {}
         self._pending: Sequence[ToolCallInfo] | None = None
         self._announced: str | None = None

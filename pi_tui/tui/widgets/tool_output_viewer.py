@@ -65,7 +65,7 @@ class ToolOutputViewer(Vertical):
     BINDINGS = [
         Binding("t", "toggle_view", "Model/full"),
         Binding("slash", "open_search", "Search"),
-        Binding("escape", "close_search", "Close search", show=False),
+        Binding("escape", "close_search", "Close search"),
     ]
 
     mode: var[ViewMode] = var[ViewMode]("model")
@@ -150,6 +150,7 @@ class ToolOutputViewer(Vertical):
         self._selected = None
         self._problem = ""
         self._close_reader()
+        self.line_view.clear_search()
         self.line_view.show_lines([])
         self.line_view.highlight([])
         self.query_one("#tool-output-title", Static).update(NOTHING_SELECTED)
@@ -165,6 +166,7 @@ class ToolOutputViewer(Vertical):
         self.tool_list.select_call(tool_call_id)
         call = self._calls[tool_call_id]
         self.line_view.follow = call.status == "running"
+        self.line_view.clear_search()  # its matches were lines of the call shown before
         self._problem = ""
         self._close_reader()
         self._show()
@@ -188,21 +190,32 @@ class ToolOutputViewer(Vertical):
     def watch_mode(self) -> None:
         self._problem = ""
         if self.is_mounted:
+            self.line_view.clear_search()  # the other view is another text
             self._show()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Without a search box Esc means what the screen says (abort).
+        if action == "close_search":
+            return self.has_class("-searching")
+        return True
+
     def action_open_search(self) -> None:
-        self.add_class("-searching")
+        self._searching(True)
         self.query_one("#tool-output-search", Input).focus()
 
     def action_close_search(self) -> None:
-        self.remove_class("-searching")
+        self._searching(False)
         self.line_view.focus()
+
+    def _searching(self, searching: bool) -> None:
+        self.set_class(searching, "-searching")
+        self.refresh_bindings()
 
     @on(Input.Submitted, "#tool-output-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.line_view.search(event.value)
-        self.remove_class("-searching")
+        self._searching(False)
         self.line_view.focus()
 
     @on(ToolList.ToolSelected)

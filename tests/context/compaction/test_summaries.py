@@ -154,12 +154,12 @@ async def test_errors_carry_pi_texts() -> None:
     assert prepared is not None
     provider = ScriptedProvider([ScriptedReply(text="ok"), ScriptedReply(error="boom")])
     result = await summarize_compaction(prepared, _target(provider))
-    assert result == SummaryFailure("Turn prefix summarization failed: boom")
+    assert result == SummaryFailure("Turn prefix summarisation failed: boom")
     whole = prepare_compaction(items[:3], CompactionSettings(keep_recent_tokens=1))
     assert whole is not None and not whole.is_split_turn
     failing = ScriptedProvider([ScriptedReply(error="rate limited")])
     assert await summarize_compaction(whole, _target(failing)) == SummaryFailure(
-        "Summarization failed: rate limited"
+        "Summarisation failed: rate limited"
     )
 
 

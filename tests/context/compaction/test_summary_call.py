@@ -40,7 +40,7 @@ def test_text_blocks_joined_with_newlines_and_failures() -> None:
     )
     assert reply_outcome(reply, "X") == SummaryText("a\nb", reply.usage)
     failed = AssistantMessage(stop_reason="error", error_message="nope")
-    assert reply_outcome(failed, "Summarization failed") == SummaryFailure("Summarization failed: nope")
+    assert reply_outcome(failed, "Summarisation failed") == SummaryFailure("Summarisation failed: nope")
     silent = AssistantMessage(stop_reason="error")
     assert reply_outcome(silent, "X") == SummaryFailure("X: Unknown error")
     aborted = AssistantMessage(stop_reason="aborted", error_message="Request was aborted.")
