@@ -50,7 +50,13 @@ from pi_tui.tui.widgets.message_blocks import (
     tool_result_text,
 )
 from pi_tui.tui.widgets.parked_markdown import MarkdownParking
+from pi_tui.tui.widgets.retry_line import RetryLine
 from pi_tui.tui.widgets.transcript_rows import newest_filling
+from pi_tui.tui.widgets.user_shell import (
+    show_user_shell_result,
+    user_shell_block,
+    user_shell_transcript_block,
+)
 
 clock: Callable[[], float] = time.monotonic
 """Where tool timings come from; tests fix it for reproducible snapshots."""
@@ -81,8 +87,7 @@ class ConversationView(VerticalScroll):
         self._assistant: AssistantBlock | None = None
         self._tools: dict[str, ToolCallBlock] = {}
         self._tool_started: dict[str, float] = {}
-        self._retry_notice: NoticeBlock | None = None
-        self._retry_timer: Timer | None = None
+        self._retry = RetryLine(self, lambda: clock())
         self._progress: NoticeBlock | None = None
         self._progress_timer: Timer | None = None
         self._bash: ToolCallBlock | None = None
@@ -198,6 +203,7 @@ class ConversationView(VerticalScroll):
     async def _apply_one(self, event: AnyEvent) -> None:
         if isinstance(event, MessageStartEvent):
             if isinstance(event.message, AssistantMessage):
+                self._retry.request_started()
                 self._assistant = AssistantBlock()
                 await self.mount(self._assistant)
             elif not isinstance(event.message, ToolResultMessage):
@@ -234,21 +240,9 @@ class ConversationView(VerticalScroll):
 
     async def _apply_session_event(self, event: AnyEvent) -> None:
         if isinstance(event, AutoRetryStartEvent):
-            deadline = clock() + event.delay_ms / 1000
-            self._retry_notice = NoticeBlock("", kind="warning")
-            await self.mount(self._retry_notice)
-            self._tick_retry(event, deadline)
-            self._stop_retry_timer()
-            self._retry_timer = self.set_interval(0.25, lambda: self._tick_retry(event, deadline))
+            await self._retry.start(event)
         elif isinstance(event, AutoRetryEndEvent):
-            self._stop_retry_timer()
-            if event.success:
-                text = f"Retry {event.attempt} succeeded."
-                kind = "info"
-            else:
-                text = f"Retry failed after {event.attempt} attempts: {event.final_error}"
-                kind = "error"
-            await self.mount(NoticeBlock(text, kind=kind))
+            await self._retry.end(event)
         elif isinstance(event, CompactionStartEvent):
             label = {
                 "manual": "Compacting context…",
@@ -266,8 +260,7 @@ class ConversationView(VerticalScroll):
             elif event.error_message:
                 await self.mount(NoticeBlock(event.error_message, kind="error"))
         elif isinstance(event, BashStartEvent):
-            prefix = "!!" if event.exclude_from_context else "!"
-            self._bash = ToolCallBlock(f"user-bash-{clock()}", prefix, {"command": event.command})
+            self._bash = user_shell_block(event.command, event.exclude_from_context)
             await self.mount(self._bash)
         elif isinstance(event, BashOutputEvent):
             if self._bash is not None:
@@ -275,17 +268,7 @@ class ConversationView(VerticalScroll):
         elif isinstance(event, BashEndEvent):
             block, self._bash = self._bash, None
             if block is not None:
-                message = event.message
-                status = "cancelled" if message.cancelled else f"exit {message.exit_code}"
-                if event.pending:
-                    status += ", sent with your next message"
-                notice = (
-                    f"\n\n[Output truncated. Full output: {message.full_output_path}]"
-                    if message.truncated
-                    else ""
-                )
-                failed = message.cancelled or (message.exit_code or 0) != 0
-                block.show_output(message.output + notice, status=status, is_error=failed)
+                show_user_shell_result(block, event.message, pending=event.pending)
         elif isinstance(event, ModelFallbackEvent):
             await self.mount(
                 NoticeBlock(
@@ -318,18 +301,6 @@ class ConversationView(VerticalScroll):
             self._progress.remove()
             self._progress = None
 
-    def _tick_retry(self, event: AutoRetryStartEvent, deadline: float) -> None:
-        if self._retry_notice is None:
-            return
-        seconds = max(0, round(deadline - clock()))
-        progress = f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds}s… (esc to cancel)"
-        self._retry_notice.update(f"{progress} — {event.error_message}")
-
-    def _stop_retry_timer(self) -> None:
-        if self._retry_timer is not None:
-            self._retry_timer.stop()
-            self._retry_timer = None
-
     def toggle_tool_output(self) -> None:
         """Ctrl+O: expand or collapse the focused tool call, or the latest one."""
         focused = self.screen.focused
@@ -345,8 +316,7 @@ def _message_block(message: AgentMessage) -> Widget | None:
     if isinstance(message, UserMessage | CustomMessage):
         return UserBlock(user_text(message), markup=False)
     if isinstance(message, BashExecutionMessage):
-        prefix = "!!" if message.exclude_from_context else "!"
-        return UserBlock(f"{prefix}{message.command}\n{message.output}".rstrip(), markup=False)
+        return user_shell_transcript_block(message)
     if isinstance(message, CompactionSummaryMessage):
         return NoticeBlock(f"Compacted from {message.tokens_before:,} tokens")
     if isinstance(message, BranchSummaryMessage):

@@ -239,6 +239,7 @@ class ToolCallBlock(Vertical, can_focus=True):
     ToolCallBlock { height: auto; margin: 0 0 0 2; padding: 0 1; border-left: tall $secondary; }
     ToolCallBlock:focus { background: $boost; }
     ToolCallBlock.-error { border-left: tall $error; }
+    ToolCallBlock.-user-shell { border-left: tall $accent; }
     ToolCallBlock > .tool-head { text-style: bold; }
     ToolCallBlock > .tool-tail { color: $text-muted; }
     ToolCallBlock > .tool-notice { color: $warning; }
@@ -249,8 +250,10 @@ class ToolCallBlock(Vertical, can_focus=True):
             super().__init__()
             self.tool_call_id = tool_call_id
 
-    def __init__(self, tool_call_id: str, name: str, args: dict[str, Any]) -> None:
-        super().__init__()
+    def __init__(
+        self, tool_call_id: str, name: str, args: dict[str, Any], *, classes: str | None = None
+    ) -> None:
+        super().__init__(classes=classes)
         self.tool_call_id = tool_call_id
         self.tool_name = name
         self.summary = summarize_args(args)
