@@ -5,6 +5,8 @@ agent's `tool_execution_*` events as they arrive (`apply`); `calls()` gives one 
 per call, in the order the model made them. Where a result was truncated, the line range the model saw
 comes from `details.truncation` (pi's counters, which index the spill file's lines) or, failing that,
 from the notice text itself, so sessions written by pi show the same range.
+
+A call is known by its key (`call_pairing.call_key`), not its id: ids may repeat within a session.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pi_tui.agent.events import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from pi_tui.ai.call_pairing import CallPairing
 from pi_tui.ai.messages import AgentMessage, AssistantMessage, TextContent, ToolResultMessage
 from pi_tui.tools.output_pipeline import result_spill_path
 from pi_tui.tools.truncate import utf8_len
@@ -45,6 +48,8 @@ class LineRange:
 class ToolCallInfo:
     """One tool call as the viewer lists and shows it."""
 
+    key: str
+    """Which call this is (`call_key`): ids may repeat within a session."""
     id: str
     name: str
     args_summary: str
@@ -153,6 +158,7 @@ class ToolCallLog:
 
     def __init__(self) -> None:
         self._calls: dict[str, ToolCallInfo] = {}
+        self._pairing = CallPairing()
 
     @classmethod
     def from_messages(cls, messages: Iterable[AgentMessage]) -> ToolCallLog:
@@ -164,60 +170,57 @@ class ToolCallLog:
     def calls(self) -> list[ToolCallInfo]:
         return list(self._calls.values())
 
-    def get(self, tool_call_id: str) -> ToolCallInfo | None:
-        return self._calls.get(tool_call_id)
+    def get(self, key: str) -> ToolCallInfo | None:
+        return self._calls.get(key)
 
     def add_message(self, message: AgentMessage) -> None:
         """Register the calls of an assistant message, or settle one with its tool result."""
         if isinstance(message, AssistantMessage):
-            if message.failed:  # never executed, never replayed
-                return
-            for call in message.tool_calls:
-                self._start(call.id, call.name, call.arguments)
+            for key, call in self._pairing.turn(message):
+                self._start(key, call.id, call.name, call.arguments)
         elif isinstance(message, ToolResultMessage):
-            base = self._calls.get(message.tool_call_id) or self._new(
-                message.tool_call_id, message.tool_name, {}
-            )
+            key = self._pairing.key_for(message.tool_call_id)
+            base = self._calls.get(key) or self._new(key, message.tool_call_id, message.tool_name, {})
             status: ToolStatus = "error" if message.is_error else "done"
-            self._calls[base.id] = describe_result(base, message.text, message.details, status=status)
+            self._calls[key] = describe_result(base, message.text, message.details, status=status)
 
     def apply(self, event: AgentEvent) -> str | None:
-        """Follow a live event; returns the id of the call it changed (None if it was not a tool event)."""
+        """Follow a live event; returns the key of the call it changed (None if it was not a tool event)."""
         if isinstance(event, ToolExecutionStartEvent):
-            self._start(event.tool_call_id, event.tool_name, event.args)
-            return event.tool_call_id
+            key = self._pairing.key_for(event.tool_call_id)
+            self._start(key, event.tool_call_id, event.tool_name, event.args)
+            return key
         if isinstance(event, ToolExecutionUpdateEvent):
-            base = self._calls.get(event.tool_call_id) or self._start(
-                event.tool_call_id, event.tool_name, event.args
-            )
+            key = self._pairing.key_for(event.tool_call_id)
+            base = self._calls.get(key) or self._start(key, event.tool_call_id, event.tool_name, event.args)
             result = event.partial_result
-            self._calls[base.id] = describe_result(
+            self._calls[key] = describe_result(
                 base, _text_of(result.content), result.details, status="running"
             )
-            return base.id
+            return key
         if isinstance(event, ToolExecutionEndEvent):
-            base = self._calls.get(event.tool_call_id) or self._new(event.tool_call_id, event.tool_name, {})
+            key = self._pairing.key_for(event.tool_call_id)
+            base = self._calls.get(key) or self._new(key, event.tool_call_id, event.tool_name, {})
             status: ToolStatus = "error" if event.is_error else "done"
             result = event.result
-            self._calls[base.id] = describe_result(
-                base, _text_of(result.content), result.details, status=status
-            )
-            return base.id
+            self._calls[key] = describe_result(base, _text_of(result.content), result.details, status=status)
+            return key
         if event.type == "message_end":
             self.add_message(event.message)
         return None
 
-    def _start(self, tool_call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
-        known = self._calls.get(tool_call_id)
+    def _start(self, key: str, tool_call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
+        known = self._calls.get(key)
         if known is not None:
             return known
-        call = self._new(tool_call_id, name, args)
-        self._calls[tool_call_id] = call
+        call = self._new(key, tool_call_id, name, args)
+        self._calls[key] = call
         return call
 
     @staticmethod
-    def _new(tool_call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
+    def _new(key: str, tool_call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
         return ToolCallInfo(
+            key=key,
             id=tool_call_id,
             name=name,
             args_summary=summarize_args(args),

@@ -46,6 +46,7 @@ def call(
     call_id: str, text: str, *, name: str = "bash", args: str = "", status: str = "done", **extra: Any
 ) -> ToolCallInfo:
     fields: dict[str, Any] = {
+        "key": call_id,
         "id": call_id,
         "name": name,
         "args_summary": args,
@@ -122,7 +123,7 @@ async def test_moving_through_the_list_selects_a_call(tmp_path: Path) -> None:
         await pilot.press("down")
         await settle(pilot)
         assert viewer.selected == "c-seq"
-        assert any(isinstance(m, ToolList.ToolSelected) and m.tool_call_id == "c-seq" for m in messages)
+        assert any(isinstance(m, ToolList.ToolSelected) and m.call_key == "c-seq" for m in messages)
         # 19 numbers, the output's empty last line, the blank before the notice, the notice
         assert viewer.line_view.line_count == 22
         assert visible_text(viewer.line_view)[0].split() == ["1", "182"]

@@ -84,13 +84,14 @@ class SidePanes(Screen[None]):
         viewer = self.query_one(ToolOutputViewer)
         changed = False
         for event in events:
-            if isinstance(event, ToolExecutionUpdateEvent) and event.tool_call_id == viewer.selected:
-                viewer.append_live(event.tool_call_id, event.partial_result.text_content)
             if isinstance(event, TOOL_LOG_EVENTS):
                 if self._tool_log is None:
                     self._early_tool_events.append(event)
-                else:
-                    changed = self._tool_log.apply(event) is not None or changed
+                    continue
+                key = self._tool_log.apply(event)
+                changed = key is not None or changed
+                if isinstance(event, ToolExecutionUpdateEvent) and key is not None and key == viewer.selected:
+                    viewer.append_live(key, event.partial_result.text_content)
         if changed and self._tool_log is not None:
             viewer.update_calls(self._tool_log.calls())
         kinds = {event.type for event in events}
@@ -152,7 +153,7 @@ class SidePanes(Screen[None]):
     @on(ToolCallBlock.Selected)
     def _open_tool_call(self, event: ToolCallBlock.Selected) -> None:
         self.show_pane("pane-tools")
-        self.query_one(ToolOutputViewer).select(event.tool_call_id)
+        self.query_one(ToolOutputViewer).select(event.call_key)
 
     # --- compaction timeline ------------------------------------------------------------------------------
 

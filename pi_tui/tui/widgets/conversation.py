@@ -19,6 +19,7 @@ from pi_tui.agent.events import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from pi_tui.ai.call_pairing import CallPairing, call_key, results_by_key
 from pi_tui.ai.messages import (
     AgentMessage,
     AssistantMessage,
@@ -26,6 +27,7 @@ from pi_tui.ai.messages import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
     user_text,
@@ -86,6 +88,9 @@ class ConversationView(VerticalScroll):
         super().__init__(id=id)
         self._assistant: AssistantBlock | None = None
         self._tools: dict[str, ToolCallBlock] = {}
+        """Every tool call's block by its key (`call_pairing.call_key`), the newest last."""
+        self._pairing = CallPairing()
+        """Which block a tool event is for: ids are unique only within one assistant message."""
         self._tool_started: dict[str, float] = {}
         self._retry = RetryLine(self, lambda: clock())
         self._progress: NoticeBlock | None = None
@@ -117,7 +122,8 @@ class ConversationView(VerticalScroll):
         await self.remove_children()
         self._assistant = None
         self._tools.clear()
-        self._results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+        self._pairing = CallPairing()
+        self._results = results_by_key(messages, self._pairing)
         shown: list[AgentMessage] = [m for m in messages if not isinstance(m, ToolResultMessage)]
         page = shown[max(0, len(shown) - TRANSCRIPT_PAGE) :]
         viewport = self.scrollable_content_region.size or self.app.size  # before the first layout
@@ -165,25 +171,28 @@ class ConversationView(VerticalScroll):
         self._parking.schedule()
 
     def _blocks(self, messages: Sequence[AgentMessage]) -> list[Widget]:
-        """Finished messages as blocks, each tool call with its result (from anywhere in the transcript)."""
+        """Finished messages as blocks, each tool call with the result that answers it."""
         blocks: list[Widget] = []
         for message in messages:
             if isinstance(message, AssistantMessage):
                 blocks.append(AssistantBlock(final=message))
-                for call in message.tool_calls:
-                    tool = ToolCallBlock(call.id, call.name, call.arguments)
-                    self._tools[call.id] = tool
-                    result = self._results.get(call.id)
+                for index, call in enumerate(message.content):
+                    if not isinstance(call, ToolCall):
+                        continue
+                    key = call_key(message, index, call)
+                    tool = ToolCallBlock(call.id, call.name, call.arguments, key=key)
+                    self._tools[key] = tool
+                    result = self._results.get(key)
                     if result is not None:
                         status = "error" if result.is_error else "done"
                         tool.show_output(
-                            tool_result_text(result.content), status=status, is_error=result.is_error
+                            tool_result_text(result.content),
+                            status=status,
+                            is_error=result.is_error,
                         )
                     blocks.append(tool)
-            else:
-                block = _message_block(message)
-                if block is not None:
-                    blocks.append(block)
+            elif (block := _message_block(message)) is not None:
+                blocks.append(block)
         return blocks
 
     async def _mount_message(self, message: AgentMessage) -> None:
@@ -217,24 +226,34 @@ class ConversationView(VerticalScroll):
                 await self.mount(self._assistant)
             await self._assistant.finish(event.message)
             self._assistant = None
+            self._pairing.turn(event.message)
         elif isinstance(event, ToolExecutionStartEvent):
-            block = ToolCallBlock(event.tool_call_id, event.tool_name, event.args)
-            self._tools[event.tool_call_id] = block
-            self._tool_started[event.tool_call_id] = clock()
+            key = self._pairing.key_for(event.tool_call_id)
+            block = ToolCallBlock(event.tool_call_id, event.tool_name, event.args, key=key)
+            self._tools[key] = block
+            self._tool_started[key] = clock()
             await self.mount(block)
         elif isinstance(event, ToolExecutionUpdateEvent):
-            tool = self._tools.get(event.tool_call_id)
+            key = self._pairing.key_for(event.tool_call_id)
+            tool = self._tools.get(key)
             if tool is not None:
-                elapsed = clock() - self._tool_started.get(event.tool_call_id, clock())
+                elapsed = clock() - self._tool_started.get(key, clock())
                 tool.show_output(
-                    event.partial_result.text_content, status=f"running {elapsed:.1f}s", live=True
+                    event.partial_result.text_content,
+                    status=f"running {elapsed:.1f}s",
+                    live=True,
                 )
         elif isinstance(event, ToolExecutionEndEvent):
-            tool = self._tools.get(event.tool_call_id)
+            key = self._pairing.key_for(event.tool_call_id)
+            tool = self._tools.get(key)
             if tool is not None:
-                took = clock() - self._tool_started.pop(event.tool_call_id, clock())
+                took = clock() - self._tool_started.pop(key, clock())
                 status = f"{'error' if event.is_error else 'done'} {took:.1f}s"
-                tool.show_output(event.result.text_content, status=status, is_error=event.is_error)
+                tool.show_output(
+                    event.result.text_content,
+                    status=status,
+                    is_error=event.is_error,
+                )
         else:
             await self._apply_session_event(event)
 

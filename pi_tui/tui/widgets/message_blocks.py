@@ -246,15 +246,23 @@ class ToolCallBlock(Vertical, can_focus=True):
     """
 
     class Selected(Message):
-        def __init__(self, tool_call_id: str) -> None:
+        def __init__(self, call_key: str) -> None:
             super().__init__()
-            self.tool_call_id = tool_call_id
+            self.call_key = call_key
 
     def __init__(
-        self, tool_call_id: str, name: str, args: dict[str, Any], *, classes: str | None = None
+        self,
+        tool_call_id: str,
+        name: str,
+        args: dict[str, Any],
+        *,
+        key: str | None = None,
+        classes: str | None = None,
     ) -> None:
         super().__init__(classes=classes)
         self.tool_call_id = tool_call_id
+        self.call_key = key or tool_call_id
+        """Which call this is (`call_pairing.call_key`): ids may repeat within a session."""
         self.tool_name = name
         self.summary = summarize_args(args)
         self.expanded = False
@@ -337,7 +345,7 @@ class ToolCallBlock(Vertical, can_focus=True):
         self._render_parts()
 
     def on_click(self) -> None:
-        self.post_message(self.Selected(self.tool_call_id))
+        self.post_message(self.Selected(self.call_key))
 
 
 def _shape(text: str) -> list[list[int]]:

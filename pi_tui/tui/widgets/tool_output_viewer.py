@@ -76,7 +76,7 @@ class ToolOutputViewer(Vertical):
         """The user switched between the model's view and the full output."""
 
         viewer: ToolOutputViewer
-        tool_call_id: str | None
+        call_key: str | None
         mode: ViewMode
 
         @property
@@ -134,7 +134,7 @@ class ToolOutputViewer(Vertical):
     def update_calls(self, calls: Sequence[ToolCallInfo]) -> None:
         """The session's calls as they are now; changed ones are redrawn, the selection is kept."""
         previous = self._calls.get(self._selected) if self._selected else None
-        self._calls = {call.id: call for call in calls}
+        self._calls = {call.key: call for call in calls}
         if not self.is_mounted:  # handed over on mount
             return
         self.tool_list.update_calls(calls)
@@ -157,26 +157,26 @@ class ToolOutputViewer(Vertical):
         notice.update("")
         notice.add_class("-empty")
 
-    def select(self, tool_call_id: str) -> None:
-        """Show one call (its model view first); unknown ids are ignored."""
-        if tool_call_id not in self._calls or tool_call_id == self._selected:
+    def select(self, key: str) -> None:
+        """Show one call (its model view first), by its key; unknown keys are ignored."""
+        if key not in self._calls or key == self._selected:
             return
-        self._selected = tool_call_id
-        self.tool_list.select_call(tool_call_id)
-        call = self._calls[tool_call_id]
+        self._selected = key
+        self.tool_list.select_call(key)
+        call = self._calls[key]
         self.line_view.follow = call.status == "running"
         self._problem = ""
         self._close_reader()
         self._show()
 
-    def append_live(self, tool_call_id: str, partial_text: str) -> None:
+    def append_live(self, key: str, partial_text: str) -> None:
         """A running call's latest output (the whole tail so far, as the bash tool streams it)."""
-        call = self._calls.get(tool_call_id)
+        call = self._calls.get(key)
         if call is None or call.model_text == partial_text:
             return
         updated = replace(call, model_text=partial_text)
-        self._calls[tool_call_id] = updated
-        if tool_call_id == self._selected:
+        self._calls[key] = updated
+        if key == self._selected:
             self._refresh_content(call)
 
     # --- actions ---------------------------------------------------------------------------------------
@@ -207,7 +207,7 @@ class ToolOutputViewer(Vertical):
 
     @on(ToolList.ToolSelected)
     def _tool_selected(self, event: ToolList.ToolSelected) -> None:
-        self.select(event.tool_call_id)
+        self.select(event.call_key)
 
     @on(LineView.StatusChanged)
     def _status_changed(self, event: LineView.StatusChanged) -> None:
