@@ -63,6 +63,8 @@ class ToolCallInfo:
     spill_path: str | None
     shown_range: LineRange | None
     """The lines of the spill file the model saw, when it saw only part of the output."""
+    first_line: int = 1
+    """The number, in the full output, of the first line the model got (as its notice counts)."""
 
     @property
     def preview(self) -> str:
@@ -131,7 +133,23 @@ def describe_result(base: ToolCallInfo, text: str, details: Any, *, status: Tool
         truncated=truncated,
         spill_path=spill,
         shown_range=shown if spill else None,
+        first_line=first_line_number(text, details),
     )
+
+
+def first_line_number(text: str, details: Any) -> int:
+    """The number, in the full output, of the first line of `text` (a result's preview): the start of the
+    range its notice names (pi's notices count the full output's lines), else of the spilled tail."""
+    notice = split_notice(text)[1]
+    noticed = _range_from_notice(notice)
+    if noticed is not None:
+        return noticed.start
+    truncation = details.get("truncation") if isinstance(details, dict) else None
+    if isinstance(truncation, dict) and result_spill_path(details, notice) is not None:
+        shown = _range_from_truncation(truncation)
+        if shown is not None:
+            return shown.start
+    return 1
 
 
 def _int(value: Any) -> int:

@@ -240,7 +240,15 @@ class SidePanes(Screen[None]):
         self.show_pane("pane-context")
 
     def action_pane_tools(self, args: str = "") -> None:
+        """F3: the Tools pane, on the call ctrl+o acts on (its block says "F3 for all"); from inside the
+        pane, the call shown stays."""
+        viewer = self.query_one(ToolOutputViewer)
+        focused = self.focused
+        inside = focused is not None and (focused is viewer or viewer in focused.ancestors)
+        target = None if inside else self.query_one(ConversationView).current_tool()
         self.show_pane("pane-tools")
+        if target is not None:
+            viewer.select(target.call_key)
 
     def action_pane_compactions(self, args: str = "") -> None:
         self.show_pane("pane-compactions")

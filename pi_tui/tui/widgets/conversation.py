@@ -189,6 +189,7 @@ class ConversationView(VerticalScroll):
                             tool_result_text(result.content),
                             status=status,
                             is_error=result.is_error,
+                            details=result.details,
                         )
                     blocks.append(tool)
             elif (block := _message_block(message)) is not None:
@@ -242,6 +243,7 @@ class ConversationView(VerticalScroll):
                     event.partial_result.text_content,
                     status=f"running {elapsed:.1f}s",
                     live=True,
+                    details=event.partial_result.details,
                 )
         elif isinstance(event, ToolExecutionEndEvent):
             key = self._pairing.key_for(event.tool_call_id)
@@ -253,6 +255,7 @@ class ConversationView(VerticalScroll):
                     event.result.text_content,
                     status=status,
                     is_error=event.is_error,
+                    details=event.result.details,
                 )
         else:
             await self._apply_session_event(event)
@@ -320,12 +323,16 @@ class ConversationView(VerticalScroll):
             self._progress.remove()
             self._progress = None
 
+    def current_tool(self) -> ToolCallBlock | None:
+        """The tool call ctrl+o and F3 act on: the focused one, or the latest."""
+        focused = self.screen.focused
+        if isinstance(focused, ToolCallBlock):
+            return focused
+        return list(self._tools.values())[-1] if self._tools else None
+
     def toggle_tool_output(self) -> None:
         """Ctrl+O: expand or collapse the focused tool call, or the latest one."""
-        focused = self.screen.focused
-        target = focused if isinstance(focused, ToolCallBlock) else None
-        if target is None and self._tools:
-            target = list(self._tools.values())[-1]
+        target = self.current_tool()
         if target is not None:
             target.toggle_expanded()
 

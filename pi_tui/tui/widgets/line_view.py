@@ -5,6 +5,10 @@ whatever the number of lines. Lines come either from memory (`show_lines`) or, f
 line source (`show_paged`): the view asks the source for the pages it needs to paint (`source(start,
 count)`) and the owner answers later with `provide`. Only a bounded number of paged lines is kept.
 Displayed lines are capped in length with a `… N more chars` marker, and made safe to paint.
+
+In-memory lines may be numbered from any number (a truncated output's tail is numbered as its notice
+counts the full output), and only the first of them numbered (a notice below is not a line of the
+output).
 """
 
 from __future__ import annotations
@@ -101,6 +105,9 @@ class LineView(ScrollView, can_focus=True):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._memory: list[str] = []
+        self._first_number = 1
+        self._numbered: int | None = None
+        """How many in-memory lines are numbered (None: all of them)."""
         self._paged = False
         self._total = 0
         self._cache: OrderedDict[int, str] = OrderedDict()
@@ -129,12 +136,22 @@ class LineView(ScrollView, can_focus=True):
     def cached_line_count(self) -> int:
         return len(self._cache)
 
-    def show_lines(self, lines: Sequence[str], *, keep_position: bool = False) -> None:
-        """Show in-memory lines; the scroll position is kept (or the end, when following)."""
+    def show_lines(
+        self,
+        lines: Sequence[str],
+        *,
+        keep_position: bool = False,
+        first_number: int = 1,
+        numbered: int | None = None,
+    ) -> None:
+        """Show in-memory lines, numbered from `first_number` (only the first `numbered` of them, when
+        given); the scroll position is kept (or the end, when following)."""
         self._paged = False
         self._source = None
         self._cache.clear()
         self._requested.clear()
+        self._first_number = max(first_number, 1)
+        self._numbered = numbered
         self._memory = list(lines)
         self._widest = max((len(clip_display(line)) for line in self._memory), default=0)
         self._set_total(len(self._memory), reset=not keep_position)
@@ -150,6 +167,8 @@ class LineView(ScrollView, can_focus=True):
     def show_paged(self, total: int, source: LineSource) -> None:
         """Show `total` lines fetched on demand from `source`; nothing is read until it is painted."""
         self._memory = []
+        self._first_number = 1
+        self._numbered = None
         self._paged = True
         self._source = source
         self._cache.clear()
@@ -216,8 +235,15 @@ class LineView(ScrollView, can_focus=True):
             self._auto_scrolling = False
         self.refresh()
 
+    def line_number(self, index: int) -> int | None:
+        """The number painted beside line `index` (0-based), None when it has none."""
+        if self._numbered is not None and index >= self._numbered:
+            return None
+        return self._first_number + index
+
     def _gutter_width(self) -> int:
-        return len(str(max(self._total, 1))) + 1
+        numbered = self._total if self._numbered is None else self._numbered
+        return len(str(max(self._first_number + numbered - 1, 1))) + 1
 
     def _update_virtual_size(self) -> None:
         self.virtual_size = Size(self._gutter_width() + self._widest, self._total)
@@ -321,8 +347,10 @@ class LineView(ScrollView, can_focus=True):
         if index in self._match_set:
             style += self.get_component_rich_style("line-view--match")
         gutter_width = self._gutter_width()
+        number = self.line_number(index)
         gutter = Segment(
-            f"{index + 1:>{gutter_width - 1}} ", style + self.get_component_rich_style("line-view--gutter")
+            f"{'' if number is None else number:>{gutter_width - 1}} ",
+            style + self.get_component_rich_style("line-view--gutter"),
         )
         if text is None:
             body = [Segment(PENDING_TEXT, style + self.get_component_rich_style("line-view--pending"))]

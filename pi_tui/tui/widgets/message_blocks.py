@@ -21,7 +21,7 @@ from textual.widgets._markdown import MarkdownStream
 
 from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from pi_tui.tui.markdown_segments import safe_cut
-from pi_tui.tui.tool_calls import split_notice, summarize_args
+from pi_tui.tui.tool_calls import first_line_number, split_notice, summarize_args
 from pi_tui.tui.widgets.markdown_view import MarkdownView
 
 TAIL_LINES = 5
@@ -267,6 +267,8 @@ class ToolCallBlock(Vertical, can_focus=True):
         self.summary = summarize_args(args)
         self.expanded = False
         self._lines: list[str] = []
+        self._first_line = 1
+        """The number, in the full output, of the first of `_lines` (a truncated output's tail)."""
         self._notice = ""
         self._status = "running"
         self._ready = False
@@ -286,12 +288,19 @@ class ToolCallBlock(Vertical, can_focus=True):
         return f"{self.tool_name}  {self.summary}   [{self._status}]"
 
     def show_output(
-        self, text: str, *, status: str | None = None, is_error: bool = False, live: bool = False
+        self,
+        text: str,
+        *,
+        status: str | None = None,
+        is_error: bool = False,
+        live: bool = False,
+        details: Any = None,
     ) -> None:
         """Show the output so far (`live`: redrawn at most every LIVE_OUTPUT_SECONDS) or the final result:
         its last lines, and pi's truncation notice apart."""
         body, notice = split_notice(text)
         self._lines = body.splitlines()
+        self._first_line = first_line_number(text, details)
         self._notice = notice
         if status is not None:
             self._status = status
@@ -322,8 +331,8 @@ class ToolCallBlock(Vertical, can_focus=True):
             return
         limit = EXPANDED_TAIL_LINES if self.expanded else TAIL_LINES
         shown = self._lines[-limit:]
-        hidden = len(self._lines) - len(shown)
-        prefix = [f"… {hidden} earlier lines (ctrl+o to expand)"] if hidden and not self.expanded else []
+        earlier = self._first_line - 1 + len(self._lines) - len(shown)
+        prefix = [_earlier_lines(earlier, self.expanded)] if shown and earlier > 0 else []
         parts = (self._head(), "\n".join(prefix + [clip_line(line) for line in shown]), self._notice)
         # An update relayouts the whole conversation, so unchanged parts are left alone.
         shown_flags = (True, bool(shown), bool(self._notice))
@@ -346,6 +355,15 @@ class ToolCallBlock(Vertical, can_focus=True):
 
     def on_click(self) -> None:
         self.post_message(self.Selected(self.call_key))
+
+
+def _earlier_lines(count: int, expanded: bool) -> str:
+    """The line above a tail: how much of the output is above it, and where the rest is."""
+    return (
+        f"… {count:,} earlier lines; F3 for all"
+        if expanded
+        else f"… {count:,} earlier lines (ctrl+o to expand)"
+    )
 
 
 def _shape(text: str) -> list[list[int]]:

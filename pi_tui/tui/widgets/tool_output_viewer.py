@@ -25,8 +25,9 @@ from textual.widgets import Input, Static
 from textual.worker import WorkType
 
 from pi_tui.tui.spill_reader import SpillReader
-from pi_tui.tui.tool_calls import ToolCallInfo
+from pi_tui.tui.tool_calls import ToolCallInfo, split_notice
 from pi_tui.tui.widgets.line_view import LineView
+from pi_tui.tui.widgets.path_notice import PathNotice
 from pi_tui.tui.widgets.tool_list import ToolList
 
 ViewMode = Literal["model", "full"]
@@ -54,7 +55,7 @@ class ToolOutputViewer(Vertical):
             & > #tool-output-title { width: 1fr; color: $text; text-style: bold; }
             & > #tool-output-status { width: auto; color: $text-muted; padding: 0 1; }
         }
-        & > #tool-output-notice { height: auto; max-height: 2; color: $warning; background: $boost; }
+        & > #tool-output-notice { color: $warning; background: $boost; }
         & > #tool-output-notice.-empty { display: none; }
         & > LineView { height: 1fr; }
         & > #tool-output-search { display: none; }
@@ -104,7 +105,7 @@ class ToolOutputViewer(Vertical):
         with Horizontal(id="tool-output-header"):
             yield Static(NOTHING_SELECTED, id="tool-output-title", markup=False)
             yield Static("", id="tool-output-status", markup=False)
-        yield Static("", id="tool-output-notice", classes="-empty", markup=False)
+        yield PathNotice(id="tool-output-notice", classes="-empty")
         yield LineView(id="tool-output-lines")
         yield Input(placeholder="search (Enter: next match, Esc: close)", id="tool-output-search")
 
@@ -153,8 +154,8 @@ class ToolOutputViewer(Vertical):
         self.line_view.show_lines([])
         self.line_view.highlight([])
         self.query_one("#tool-output-title", Static).update(NOTHING_SELECTED)
-        notice = self.query_one("#tool-output-notice", Static)
-        notice.update("")
+        notice = self.query_one("#tool-output-notice", PathNotice)
+        notice.show("")
         notice.add_class("-empty")
 
     def select(self, key: str) -> None:
@@ -252,7 +253,16 @@ class ToolOutputViewer(Vertical):
             return
         self._close_reader()
         text = call.model_text if call.model_text else ""
-        view.show_lines(text.split("\n") if text else [], keep_position=keep_position)
+        lines = text.split("\n") if text else []
+        preview, notice = split_notice(text)
+        view.show_lines(
+            lines,
+            keep_position=keep_position,
+            # What the model got is numbered as its notice counts the full output; the notice is not
+            # a line of the output.
+            first_number=call.first_line,
+            numbered=preview.count("\n") + 1 if notice else None,
+        )
         view.highlight([])
 
     def _show_header(self, call: ToolCallInfo) -> None:
@@ -271,8 +281,8 @@ class ToolOutputViewer(Vertical):
             notice = (
                 f"Highlighted: lines {shown.start:,}-{shown.end:,}, what the model saw. {call.spill_path}"
             )
-        widget = self.query_one("#tool-output-notice", Static)
-        widget.update(notice)
+        widget = self.query_one("#tool-output-notice", PathNotice)
+        widget.show(notice, call.spill_path)
         widget.set_class(not notice, "-empty")
 
     def _close_reader(self) -> None:
