@@ -29,6 +29,7 @@ from pi_tui.ai.messages import (
     UserBlock,
     UserMessage,
 )
+from pi_tui.export.diff_html import diff_html
 from pi_tui.export.full_output import InlinedOutput, is_truncated, read_inline
 from pi_tui.export.html_text import anchor, esc, num, pre, when
 from pi_tui.export.markdown_html import markdown_to_html
@@ -42,6 +43,7 @@ from pi_tui.session.entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
 )
+from pi_tui.tools.diff_lines import diff_of
 from pi_tui.tools.output_pipeline import result_spill_path
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -231,6 +233,9 @@ class ConversationRenderer:
         text = result.text
         label = "Error the model got" if result.is_error else "What the model got"
         parts = [_output(label, text or "(no text)"), _images(result.content)]
+        diff = None if result.is_error else diff_of(result.tool_name, result.details)
+        if diff:
+            parts.append(diff_html(diff))
         if is_truncated(result.details, text):
             parts.append(self._truncation(result_spill_path(result.details, text)))
         return "".join(parts)

@@ -25,6 +25,7 @@ from pi_tui.agent.events import (
 )
 from pi_tui.ai.call_pairing import CallPairing
 from pi_tui.ai.messages import AgentMessage, AssistantMessage, TextContent, ToolResultMessage
+from pi_tui.tools.diff_lines import diff_of
 from pi_tui.tools.output_pipeline import result_spill_path
 from pi_tui.tools.truncate import utf8_len
 
@@ -65,6 +66,8 @@ class ToolCallInfo:
     """The lines of the spill file the model saw, when it saw only part of the output."""
     first_line: int = 1
     """The number, in the full output, of the first line the model got (as its notice counts)."""
+    diff: str | None = None
+    """The display diff of an edit or write (pi's `details.diff`)."""
 
     @property
     def preview(self) -> str:
@@ -134,6 +137,7 @@ def describe_result(base: ToolCallInfo, text: str, details: Any, *, status: Tool
         spill_path=spill,
         shown_range=shown if spill else None,
         first_line=first_line_number(text, details),
+        diff=diff_of(base.name, details) if status != "running" else None,
     )
 
 

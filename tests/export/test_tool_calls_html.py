@@ -1,7 +1,11 @@
-"""Tool calls in the HTML export: calls that share an id each with their own result."""
+"""Tool calls in the HTML export: an edit's and a write's diff as classed lines, and calls that share an
+id each with their own result."""
 
 from __future__ import annotations
 
+import html
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +17,20 @@ from pi_tui.session.store import SessionStore
 from pi_tui.tools.edit import EditParams, EditTool
 from pi_tui.tools.write import WriteParams, WriteTool
 
+DIFF_LINE = re.compile(r'<span class="(add|del|ctx)">(.*?)</span>(?=<span class="(?:add|del|ctx)">|</pre>)')
+
 
 def tool_sections(document: str) -> list[str]:
     """Each tool call's block, in page order."""
     return document.split('<div class="tool')[1:]
+
+
+def diff_lines(section: str) -> list[tuple[str, str]]:
+    found = re.search(r'<pre class="diff tool-diff">(.*?)</pre>', section, re.S)
+    assert found is not None, section[:300]
+    return [
+        (kind, html.unescape(re.sub("<[^>]+>", "", body))) for kind, body in DIFF_LINE.findall(found.group(0))
+    ]
 
 
 def record(store: SessionStore, stamp: int, call: ToolCall, result: ToolResult) -> None:
@@ -62,3 +76,30 @@ async def test_calls_that_share_an_id_each_show_their_own_result(tmp_path: Path)
     write_section, edit_section = tool_sections(await write_then_edit(tmp_path))
     assert "Successfully wrote" in write_section and "Successfully replaced" not in write_section
     assert "Successfully replaced 1 block(s)" in edit_section and "Successfully wrote" not in edit_section
+
+
+async def test_edits_and_writes_show_their_diff(tmp_path: Path) -> None:
+    document = await write_then_edit(tmp_path)
+    write_section, edit_section = tool_sections(document)
+    assert diff_lines(write_section) == [
+        ("add", "+1 def greet(name):"),
+        ("add", "+2     return 'Hello ' + name"),
+    ]
+    assert diff_lines(edit_section) == [
+        ("ctx", " 1 def greet(name):"),
+        ("del", "-2     return 'Hello ' + name"),
+        ("add", "+2     return f'Hello, {name}!'"),
+    ]
+    # The words that changed are marked within the replaced line.
+    assert '<span class="changed">' in edit_section
+    assert ".diff .ctx" in document and ".diff .add .changed" in document  # styled by the page's own CSS
+
+
+def test_pis_own_edit_results_show_their_diff(pi_fixtures: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "b-tools.jsonl"
+    shutil.copy(pi_fixtures / "pi-sessions" / "b-tools.jsonl", copy)
+    document = render_html(SessionStore.open(copy))
+    edits = [section for section in tool_sections(document) if "<strong>edit</strong>" in section]
+    lines = diff_lines(edits[0])
+    assert ("del", "-2     return 'Hello ' + name") in lines and ("add", "+6     print(greet('pi'))") in lines
+    assert "tool-diff" not in edits[-1]  # the failed edit has no diff

@@ -7,8 +7,8 @@ count)`) and the owner answers later with `provide`. Only a bounded number of pa
 Displayed lines are capped in length with a `… N more chars` marker, and made safe to paint.
 
 In-memory lines may be numbered from any number (a truncated output's tail is numbered as its notice
-counts the full output), and only the first of them numbered (a notice below is not a line of the
-output).
+counts the full output), only the first of them numbered (a notice below is not a line of the output),
+and some painted as diff lines (an edit's diff below what the model got).
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from pi_tui.tools.diff_lines import DiffLine
 from pi_tui.tui.spill_reader import next_match, safe_text
+from pi_tui.tui.widgets.diff_view import DIFF_COMPONENT_CLASSES, DIFF_CSS, diff_spans, kind_class
 
 MAX_LINE_CHARS = 2000
 """Displayed lines are cut after this many characters (one huge line would stall every repaint)."""
@@ -51,7 +53,8 @@ def clip_display(text: str, limit: int = MAX_LINE_CHARS) -> str:
 class LineView(ScrollView, can_focus=True):
     """Numbered lines with highlighted ranges, search matches and a follow-tail mode."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        """
     LineView {
         background: $surface;
         color: $text;
@@ -60,8 +63,10 @@ class LineView(ScrollView, can_focus=True):
         & > .line-view--match { background: $warning 25%; }
         & > .line-view--current { background: $warning 70%; color: $text; text-style: bold; }
         & > .line-view--pending { color: $text-muted; }
-    }
     """
+        + DIFF_CSS
+        + "}"
+    )
 
     COMPONENT_CLASSES = {
         "line-view--gutter",
@@ -69,6 +74,7 @@ class LineView(ScrollView, can_focus=True):
         "line-view--match",
         "line-view--current",
         "line-view--pending",
+        *DIFF_COMPONENT_CLASSES,
     }
 
     BINDINGS = [
@@ -108,6 +114,7 @@ class LineView(ScrollView, can_focus=True):
         self._first_number = 1
         self._numbered: int | None = None
         """How many in-memory lines are numbered (None: all of them)."""
+        self._diff_rows: dict[int, DiffLine] = {}
         self._paged = False
         self._total = 0
         self._cache: OrderedDict[int, str] = OrderedDict()
@@ -143,16 +150,19 @@ class LineView(ScrollView, can_focus=True):
         keep_position: bool = False,
         first_number: int = 1,
         numbered: int | None = None,
+        diff: Sequence[DiffLine] = (),
     ) -> None:
         """Show in-memory lines, numbered from `first_number` (only the first `numbered` of them, when
-        given); the scroll position is kept (or the end, when following)."""
+        given), then the lines of `diff`, coloured and unnumbered; the scroll position is kept (or the
+        end, when following)."""
         self._paged = False
         self._source = None
         self._cache.clear()
         self._requested.clear()
         self._first_number = max(first_number, 1)
-        self._numbered = numbered
-        self._memory = list(lines)
+        self._numbered = numbered if numbered is not None or not diff else len(lines)
+        self._diff_rows = {len(lines) + offset: line for offset, line in enumerate(diff)}
+        self._memory = [*lines, *(line.display for line in diff)]
         self._widest = max((len(clip_display(line)) for line in self._memory), default=0)
         self._set_total(len(self._memory), reset=not keep_position)
 
@@ -169,6 +179,7 @@ class LineView(ScrollView, can_focus=True):
         self._memory = []
         self._first_number = 1
         self._numbered = None
+        self._diff_rows = {}
         self._paged = True
         self._source = source
         self._cache.clear()
@@ -354,6 +365,8 @@ class LineView(ScrollView, can_focus=True):
         )
         if text is None:
             body = [Segment(PENDING_TEXT, style + self.get_component_rich_style("line-view--pending"))]
+        elif index in self._diff_rows:
+            body = self._diff_segments(self._diff_rows[index], style)
         else:
             body = self._body_segments(clip_display(safe_text(text)), style, index == self._current)
         text_width = max(width - gutter_width, 0)
@@ -375,6 +388,14 @@ class LineView(ScrollView, can_focus=True):
             position = found + len(needle)
         segments.append(Segment(text[position:], style))
         return segments
+
+    def _diff_segments(self, line: DiffLine, style: Style) -> list[Segment]:
+        colour = style + self.get_component_rich_style(kind_class(line.kind))
+        changed = colour + self.get_component_rich_style("diff--changed", partial=True)
+        return [
+            Segment(safe_text(piece), changed if role == "changed" else colour)
+            for piece, role in diff_spans(line)
+        ]
 
     def _is_seen(self, index: int) -> bool:
         return any(start <= index < end for start, end in self._highlights)

@@ -24,6 +24,7 @@ from textual.reactive import var
 from textual.widgets import Input, Static
 from textual.worker import WorkType
 
+from pi_tui.tools.diff_lines import parse_diff
 from pi_tui.tui.spill_reader import SpillReader
 from pi_tui.tui.tool_calls import ToolCallInfo, split_notice
 from pi_tui.tui.widgets.line_view import LineView
@@ -255,13 +256,15 @@ class ToolOutputViewer(Vertical):
         text = call.model_text if call.model_text else ""
         lines = text.split("\n") if text else []
         preview, notice = split_notice(text)
+        diff = parse_diff(call.diff) if call.diff else []
         view.show_lines(
-            lines,
+            [*lines, ""] if diff else lines,
             keep_position=keep_position,
             # What the model got is numbered as its notice counts the full output; the notice is not
             # a line of the output.
             first_number=call.first_line,
-            numbered=preview.count("\n") + 1 if notice else None,
+            numbered=preview.count("\n") + 1 if notice or diff else None,
+            diff=diff,
         )
         view.highlight([])
 
@@ -273,6 +276,8 @@ class ToolOutputViewer(Vertical):
             what = f"full output ({call.lines:,} lines)"
         else:
             what = "full output (nothing was cut: the model got all of it)"
+        if call.diff and not (self.mode == "full" and spilled):
+            what += ", then the diff"
         title = f"{call.name} {call.args_summary} — {what} [{call.status}]"
         self.query_one("#tool-output-title", Static).update(title)
         notice = self._problem or call.notice
