@@ -10,6 +10,7 @@ from rich.cells import cell_len
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.widgets.conversation import ConversationView
+from pi_tui.tui.widgets.fitted_title import FittedTitle
 from pi_tui.tui.widgets.message_blocks import EXPANDED_TAIL_LINES, TAIL_LINES, ToolCallBlock
 from pi_tui.tui.widgets.path_notice import PathNotice, shorten_middle
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
@@ -21,11 +22,13 @@ SIZE = (160, 48)
 COUNT = 50_000
 FIRST_SEEN = 48_002
 """`seq 1 50000` is 50,001 lines as pi counts them (the last one empty); the model gets the last 2,000."""
+COMMAND = f"seq 1 {COUNT}  # " + "every line of a long output, numbered, " * 4
+"""Longer than the Tools pane is wide: its title shortens the command, not what follows it."""
 
 
 async def test_a_long_output_says_what_is_hidden_and_where(tmp_path: Path) -> None:
     replies = [
-        ScriptedReply(tool_calls=[ScriptedToolCall(name="bash", arguments={"command": f"seq 1 {COUNT}"})]),
+        ScriptedReply(tool_calls=[ScriptedToolCall(name="bash", arguments={"command": COMMAND})]),
         ScriptedReply(text="done"),
     ]
     app, _, _ = make_chat_app(tmp_path, replies)
@@ -58,6 +61,11 @@ async def test_a_long_output_says_what_is_hidden_and_where(tmp_path: Path) -> No
         await settle(pilot)
         viewer = screen.query_one(ToolOutputViewer)
         assert viewer.selected == block.call_key
+        title = viewer.query_one("#tool-output-title", FittedTitle)
+        shown_title = str(title.render())
+        assert shown_title.startswith("bash seq 1 50000") and "…" in shown_title
+        assert shown_title.endswith(" — what the model got [done]")
+        assert cell_len(shown_title) <= title.content_size.width
         view = viewer.line_view
         assert view.line_text(0) == str(FIRST_SEEN) and view.line_number(0) == FIRST_SEEN
         last_output = view.line_count - 3  # the output's empty last line, a blank, the notice

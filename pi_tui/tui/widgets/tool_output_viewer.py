@@ -27,6 +27,7 @@ from textual.worker import WorkType
 from pi_tui.tools.diff_lines import parse_diff
 from pi_tui.tui.spill_reader import SpillReader
 from pi_tui.tui.tool_calls import ToolCallInfo, split_notice
+from pi_tui.tui.widgets.fitted_title import FittedTitle
 from pi_tui.tui.widgets.line_view import LineView
 from pi_tui.tui.widgets.path_notice import PathNotice
 from pi_tui.tui.widgets.tool_list import ToolList
@@ -104,7 +105,7 @@ class ToolOutputViewer(Vertical):
     def compose(self) -> ComposeResult:
         yield ToolList(id="tool-list")
         with Horizontal(id="tool-output-header"):
-            yield Static(NOTHING_SELECTED, id="tool-output-title", markup=False)
+            yield FittedTitle(NOTHING_SELECTED, id="tool-output-title")
             yield Static("", id="tool-output-status", markup=False)
         yield PathNotice(id="tool-output-notice", classes="-empty")
         yield LineView(id="tool-output-lines")
@@ -154,7 +155,7 @@ class ToolOutputViewer(Vertical):
         self._close_reader()
         self.line_view.show_lines([])
         self.line_view.highlight([])
-        self.query_one("#tool-output-title", Static).update(NOTHING_SELECTED)
+        self.query_one("#tool-output-title", FittedTitle).show(NOTHING_SELECTED)
         notice = self.query_one("#tool-output-notice", PathNotice)
         notice.show("")
         notice.add_class("-empty")
@@ -278,8 +279,8 @@ class ToolOutputViewer(Vertical):
             what = "full output (nothing was cut: the model got all of it)"
         if call.diff and not (self.mode == "full" and spilled):
             what += ", then the diff"
-        title = f"{call.name} {call.args_summary} — {what} [{call.status}]"
-        self.query_one("#tool-output-title", Static).update(title)
+        title = self.query_one("#tool-output-title", FittedTitle)
+        title.show(f"{call.name} ", call.args_summary, f" — {what} [{call.status}]")
         notice = self._problem or call.notice
         if self.mode == "full" and spilled and call.shown_range is not None and not self._problem:
             shown = call.shown_range
