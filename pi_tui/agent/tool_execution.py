@@ -152,11 +152,16 @@ class _Run:
 
         def on_update(partial: ToolResult) -> Awaitable[None] | None:
             # Works whether or not the tool awaits the returned task; all are awaited before the end.
+            # Shielded: a tool that stops awaiting (its streaming task cancelled when its command ends)
+            # must not cancel the delivery, which would end the whole run before the result is recorded.
             if not accepting:
                 return None
             task = asyncio.create_task(deliver(partial, updates[-1] if updates else None))
             updates.append(task)
-            return task
+            handle = asyncio.shield(task)
+            # A failed delivery is raised from the gather below, not again from an unawaited handle.
+            handle.add_done_callback(lambda done: done.cancelled() or done.exception())
+            return handle
 
         try:
             result = await prepared.tool.execute(call.id, prepared.args, self.signal, on_update)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pi_tui.ai.call_pairing import CallPairing, call_key
 from pi_tui.ai.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -28,6 +29,7 @@ from pi_tui.ai.messages import (
     UserBlock,
     UserMessage,
 )
+from pi_tui.export.diff_html import diff_html
 from pi_tui.export.full_output import InlinedOutput, is_truncated, read_inline
 from pi_tui.export.html_text import anchor, esc, num, pre, when
 from pi_tui.export.markdown_html import markdown_to_html
@@ -41,6 +43,7 @@ from pi_tui.session.entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
 )
+from pi_tui.tools.diff_lines import diff_of
 from pi_tui.tools.output_pipeline import result_spill_path
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -104,21 +107,24 @@ def _meta(entry_id: str, text: str) -> str:
 
 
 class ConversationRenderer:
-    """Renders one branch; tool results are shown inside the call that asked for them."""
+    """Renders one branch; tool results are shown inside the call that asked for them (`call_pairing`:
+    two turns may use the same call id)."""
 
     def __init__(self, branch: Sequence[SessionEntry], options: ConversationOptions) -> None:
         self.options = options
         self.branch = branch
         self.results: dict[str, tuple[str, ToolResultMessage]] = {}
+        """Each answered call's result entry, by the call's key."""
+        pairing = CallPairing()
         for entry in branch:
-            if isinstance(entry, MessageEntry) and isinstance(entry.message, ToolResultMessage):
-                self.results.setdefault(entry.message.tool_call_id, (entry.id, entry.message))
-        self.calls = {
-            call.id
-            for entry in branch
-            if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage)
-            for call in entry.message.tool_calls
-        }
+            message = entry.message if isinstance(entry, MessageEntry) else None
+            if isinstance(message, AssistantMessage):
+                pairing.turn(message)
+            elif isinstance(message, ToolResultMessage):
+                key = pairing.answered(message.tool_call_id)
+                if key is not None and key not in self.results:
+                    self.results[key] = (entry.id, message)
+        self.paired = {entry_id for entry_id, _ in self.results.values()}
 
     def render(self) -> str:
         parts = [self._one(entry) for entry in self.branch]
@@ -159,7 +165,7 @@ class ConversationRenderer:
         if isinstance(message, AssistantMessage):
             return self._assistant(entry.id, message, entry.timestamp)
         if isinstance(message, ToolResultMessage):
-            if message.tool_call_id in self.calls:
+            if entry.id in self.paired:
                 return ""
             return _entry(entry.id, "tool", "tool result", self._result(message), message.timestamp)
         if isinstance(message, BashExecutionMessage):
@@ -182,7 +188,7 @@ class ConversationRenderer:
 
     def _assistant(self, entry_id: str, message: AssistantMessage, stamp: str) -> str:
         parts: list[str] = []
-        for block in message.content:
+        for index, block in enumerate(message.content):
             if isinstance(block, ThinkingContent):
                 if block.redacted:
                     parts.append('<p class="muted">[thinking redacted by the provider]</p>')
@@ -194,7 +200,7 @@ class ConversationRenderer:
             elif isinstance(block, TextContent):
                 parts.append(f'<div class="md">{markdown_to_html(block.text)}</div>')
             elif isinstance(block, ToolCall):
-                parts.append(self._call(block, message.failed))
+                parts.append(self._call(block, call_key(message, index, block), message.failed))
         if message.failed:
             reason = message.error_message or "no message"
             parts.append(f'<p class="error">[{esc(message.stop_reason)}] {esc(reason)}</p>')
@@ -206,9 +212,9 @@ class ConversationRenderer:
             entry_id, kind, f"assistant · {model}{tokens}", "".join(parts), message.timestamp or stamp
         )
 
-    def _call(self, call: ToolCall, failed: bool) -> str:
+    def _call(self, call: ToolCall, key: str, failed: bool) -> str:
         args = json.dumps(call.arguments, ensure_ascii=False, indent=2)
-        found = self.results.get(call.id)
+        found = None if failed else self.results.get(key)
         result = found[1] if found is not None else None
         if found is not None:
             outcome = f'<div id="{anchor(found[0])}">{self._result(found[1])}</div>'
@@ -227,6 +233,9 @@ class ConversationRenderer:
         text = result.text
         label = "Error the model got" if result.is_error else "What the model got"
         parts = [_output(label, text or "(no text)"), _images(result.content)]
+        diff = None if result.is_error else diff_of(result.tool_name, result.details)
+        if diff:
+            parts.append(diff_html(diff))
         if is_truncated(result.details, text):
             parts.append(self._truncation(result_spill_path(result.details, text)))
         return "".join(parts)

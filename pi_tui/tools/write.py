@@ -1,18 +1,34 @@
-"""The `write` tool (pi-behaviour §9): create or overwrite a file, creating parent folders."""
+"""The `write` tool (pi-behaviour §9): create or overwrite a file, creating parent folders.
+
+Beyond pi, the result's details hold the change as a display diff, in the shape pi's edit tool gives it
+(`{diff, firstChangedLine}`): every line added for a new file, else the previous content against the
+new. pi's own write result has no details, so pi shows such a session as it shows its own.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import enum
 import os
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field
 
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.tools.edit_diff import file_change_diff
 from pi_tui.tools.file_locks import file_mutation_lock
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.paths import node_error_message, resolve_to_cwd
+
+MAX_DIFF_FILE_BYTES = 4 * 1024 * 1024
+"""Files larger than this (before or after) get no diff: reading and diffing them would hold up the turn."""
+
+
+class Unknown(enum.Enum):
+    """The previous content could not be read or is too big to diff."""
+
+    UNKNOWN = enum.auto()
 
 
 class WriteParams(ToolParams):
@@ -57,14 +73,37 @@ class WriteTool(AgentTool[WriteParams]):
                 await asyncio.to_thread(os.makedirs, parent, exist_ok=True)
             except OSError as error:
                 return ToolResult.error(node_error_message(error, "mkdir", parent))
+            previous = await asyncio.to_thread(_previous_content, absolute)
             try:
                 await asyncio.to_thread(_write, absolute, params.content)
             except OSError as error:
                 return ToolResult.error(node_error_message(error, "open", absolute))
             if signal.aborted:
                 return ToolResult.error(OPERATION_ABORTED)
+        details: dict[str, Any] | None = None
+        if previous is not Unknown.UNKNOWN and len(params.content) <= MAX_DIFF_FILE_BYTES:
+            diff = await asyncio.to_thread(file_change_diff, previous, params.content)
+            details = {"diff": diff.diff}
+            if diff.first_changed_line is not None:
+                details["firstChangedLine"] = diff.first_changed_line
         # pi reports the content's JavaScript length (UTF-16 code units) as "bytes".
-        return ToolResult.text(f"Successfully wrote {utf16_length(params.content)} bytes to {params.path}")
+        return ToolResult.text(
+            f"Successfully wrote {utf16_length(params.content)} bytes to {params.path}", details=details
+        )
+
+
+def _previous_content(path: str) -> str | Unknown | None:
+    """The file's text before the write; None when there is no file; `Unknown.UNKNOWN` when it cannot be
+    read or is too big to diff (then no diff is given rather than a wrong one)."""
+    try:
+        with open(path, "rb") as file:
+            if os.fstat(file.fileno()).st_size > MAX_DIFF_FILE_BYTES:
+                return Unknown.UNKNOWN
+            return file.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return Unknown.UNKNOWN
 
 
 def _write(path: str, content: str) -> None:

@@ -5,6 +5,8 @@ agent's `tool_execution_*` events as they arrive (`apply`); `calls()` gives one 
 per call, in the order the model made them. Where a result was truncated, the line range the model saw
 comes from `details.truncation` (pi's counters, which index the spill file's lines) or, failing that,
 from the notice text itself, so sessions written by pi show the same range.
+
+A call is known by its key (`call_pairing.call_key`), not its id: ids may repeat within a session.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from pi_tui.agent.events import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from pi_tui.ai.call_pairing import CallPairing
 from pi_tui.ai.messages import AgentMessage, AssistantMessage, TextContent, ToolResultMessage
+from pi_tui.tools.diff_lines import diff_of
 from pi_tui.tools.output_pipeline import result_spill_path
 from pi_tui.tools.truncate import utf8_len
 
@@ -45,6 +49,8 @@ class LineRange:
 class ToolCallInfo:
     """One tool call as the viewer lists and shows it."""
 
+    key: str
+    """Which call this is (`call_key`): ids may repeat within a session."""
     id: str
     name: str
     args_summary: str
@@ -58,6 +64,10 @@ class ToolCallInfo:
     spill_path: str | None
     shown_range: LineRange | None
     """The lines of the spill file the model saw, when it saw only part of the output."""
+    first_line: int = 1
+    """The number, in the full output, of the first line the model got (as its notice counts)."""
+    diff: str | None = None
+    """The display diff of an edit or write (pi's `details.diff`)."""
 
     @property
     def preview(self) -> str:
@@ -126,7 +136,24 @@ def describe_result(base: ToolCallInfo, text: str, details: Any, *, status: Tool
         truncated=truncated,
         spill_path=spill,
         shown_range=shown if spill else None,
+        first_line=first_line_number(text, details),
+        diff=diff_of(base.name, details) if status != "running" else None,
     )
+
+
+def first_line_number(text: str, details: Any) -> int:
+    """The number, in the full output, of the first line of `text` (a result's preview): the start of the
+    range its notice names (pi's notices count the full output's lines), else of the spilled tail."""
+    notice = split_notice(text)[1]
+    noticed = _range_from_notice(notice)
+    if noticed is not None:
+        return noticed.start
+    truncation = details.get("truncation") if isinstance(details, dict) else None
+    if isinstance(truncation, dict) and result_spill_path(details, notice) is not None:
+        shown = _range_from_truncation(truncation)
+        if shown is not None:
+            return shown.start
+    return 1
 
 
 def _int(value: Any) -> int:
@@ -153,6 +180,7 @@ class ToolCallLog:
 
     def __init__(self) -> None:
         self._calls: dict[str, ToolCallInfo] = {}
+        self._pairing = CallPairing()
 
     @classmethod
     def from_messages(cls, messages: Iterable[AgentMessage]) -> ToolCallLog:
@@ -164,60 +192,57 @@ class ToolCallLog:
     def calls(self) -> list[ToolCallInfo]:
         return list(self._calls.values())
 
-    def get(self, tool_call_id: str) -> ToolCallInfo | None:
-        return self._calls.get(tool_call_id)
+    def get(self, key: str) -> ToolCallInfo | None:
+        return self._calls.get(key)
 
     def add_message(self, message: AgentMessage) -> None:
         """Register the calls of an assistant message, or settle one with its tool result."""
         if isinstance(message, AssistantMessage):
-            if message.failed:  # never executed, never replayed
-                return
-            for call in message.tool_calls:
-                self._start(call.id, call.name, call.arguments)
+            for key, call in self._pairing.turn(message):
+                self._start(key, call.id, call.name, call.arguments)
         elif isinstance(message, ToolResultMessage):
-            base = self._calls.get(message.tool_call_id) or self._new(
-                message.tool_call_id, message.tool_name, {}
-            )
+            key = self._pairing.key_for(message.tool_call_id)
+            base = self._calls.get(key) or self._new(key, message.tool_call_id, message.tool_name, {})
             status: ToolStatus = "error" if message.is_error else "done"
-            self._calls[base.id] = describe_result(base, message.text, message.details, status=status)
+            self._calls[key] = describe_result(base, message.text, message.details, status=status)
 
     def apply(self, event: AgentEvent) -> str | None:
-        """Follow a live event; returns the id of the call it changed (None if it was not a tool event)."""
+        """Follow a live event; returns the key of the call it changed (None if it was not a tool event)."""
         if isinstance(event, ToolExecutionStartEvent):
-            self._start(event.tool_call_id, event.tool_name, event.args)
-            return event.tool_call_id
+            key = self._pairing.key_for(event.tool_call_id)
+            self._start(key, event.tool_call_id, event.tool_name, event.args)
+            return key
         if isinstance(event, ToolExecutionUpdateEvent):
-            base = self._calls.get(event.tool_call_id) or self._start(
-                event.tool_call_id, event.tool_name, event.args
-            )
+            key = self._pairing.key_for(event.tool_call_id)
+            base = self._calls.get(key) or self._start(key, event.tool_call_id, event.tool_name, event.args)
             result = event.partial_result
-            self._calls[base.id] = describe_result(
+            self._calls[key] = describe_result(
                 base, _text_of(result.content), result.details, status="running"
             )
-            return base.id
+            return key
         if isinstance(event, ToolExecutionEndEvent):
-            base = self._calls.get(event.tool_call_id) or self._new(event.tool_call_id, event.tool_name, {})
+            key = self._pairing.key_for(event.tool_call_id)
+            base = self._calls.get(key) or self._new(key, event.tool_call_id, event.tool_name, {})
             status: ToolStatus = "error" if event.is_error else "done"
             result = event.result
-            self._calls[base.id] = describe_result(
-                base, _text_of(result.content), result.details, status=status
-            )
-            return base.id
+            self._calls[key] = describe_result(base, _text_of(result.content), result.details, status=status)
+            return key
         if event.type == "message_end":
             self.add_message(event.message)
         return None
 
-    def _start(self, tool_call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
-        known = self._calls.get(tool_call_id)
+    def _start(self, key: str, tool_call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
+        known = self._calls.get(key)
         if known is not None:
             return known
-        call = self._new(tool_call_id, name, args)
-        self._calls[tool_call_id] = call
+        call = self._new(key, tool_call_id, name, args)
+        self._calls[key] = call
         return call
 
     @staticmethod
-    def _new(tool_call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
+    def _new(key: str, tool_call_id: str, name: str, args: dict[str, Any]) -> ToolCallInfo:
         return ToolCallInfo(
+            key=key,
             id=tool_call_id,
             name=name,
             args_summary=summarize_args(args),

@@ -2,33 +2,46 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from pi_tui.agent.events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
+from pi_tui.agent.events import (
+    AgentEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
 from pi_tui.agent.hooks import (
     AfterToolCallContext,
     AfterToolCallResult,
     BeforeToolCallContext,
     BeforeToolCallResult,
 )
-from pi_tui.agent.tool import ToolResult
+from pi_tui.agent.loop import run_prompt
+from pi_tui.agent.loop_types import AgentContext, LoopConfig
+from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import TextContent, ToolCall, ToolResultMessage
 from pi_tui.ai.tool_arguments import make_tool_call
 
 from .fakes import (
+    MODEL,
     EchoParams,
     EchoTool,
     FailTool,
+    FakeStream,
     LoopRun,
     ProgressTool,
+    Recorder,
     Reply,
     SequentialSleepTool,
     SleepTool,
     call,
     run_prompt_loop,
+    user,
 )
 
 
@@ -301,3 +314,65 @@ async def test_updates_are_all_emitted_before_the_end() -> None:
     assert [u.partial_result.text_content for u in updates] == ["step 0", "step 1", "step 2", "step 3"]
     assert updates[0].args == {"steps": 4}
     assert result.text == "finished"
+
+
+class StopsStreamingMidDelivery(AgentTool[EchoParams]):
+    """Streams through a task of its own that awaits each delivery, and cancels that task when its work
+    is done, as the bash tool's throttled updates do; the listener is still busy with the update then."""
+
+    name: ClassVar[str] = "streamer"
+    description: ClassVar[str] = "Stream, then stop streaming."
+    parameters: ClassVar[type[BaseModel]] = EchoParams
+
+    def __init__(self, listener_may_finish: asyncio.Event) -> None:
+        self.listener_may_finish = listener_may_finish
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: EchoParams,
+        signal: AbortSignal,
+        on_update: UpdateCallback | None = None,
+    ) -> ToolResult:
+        assert on_update is not None
+        handed_over = asyncio.Event()
+
+        async def stream() -> None:
+            delivery = on_update(ToolResult.text("partial"))
+            handed_over.set()
+            if delivery is not None:
+                await delivery
+
+        streaming = asyncio.create_task(stream())
+        await handed_over.wait()
+        streaming.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await streaming
+        self.listener_may_finish.set()
+        return ToolResult.text(params.text)
+
+
+async def test_a_tool_that_stops_awaiting_an_update_does_not_end_the_run() -> None:
+    """The bash tool stops its update loop while the loop awaits a delivery; that cancelled the delivery,
+    and with it the whole run, silently, before the command's result was recorded (seen under load in
+    the TUI: a `seq 1 50000` whose block stayed `[running]` and a turn that never answered)."""
+    listener_may_finish = asyncio.Event()
+    recorder = Recorder()
+
+    async def slow_listener(event: AgentEvent) -> None:
+        if isinstance(event, ToolExecutionUpdateEvent):
+            await listener_may_finish.wait()
+        await recorder(event)
+
+    stream = FakeStream(Reply(tool_calls=[call("c1", "streamer", text="finished")]), Reply(text="ok"))
+    tool = StopsStreamingMidDelivery(listener_may_finish)
+    context = AgentContext("system", [], [tool])
+    messages = await run_prompt(
+        [user("go")], context, LoopConfig(model=MODEL), slow_listener, AbortSignal(), stream
+    )
+    [result] = [message for message in messages if isinstance(message, ToolResultMessage)]
+    assert result.text == "finished" and not result.is_error
+    assert [update.partial_result.text_content for update in recorder.of("tool_execution_update")] == [
+        "partial"
+    ]
+    assert recorder.types[-1] == "agent_end"

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_tui.agent.events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
+from pi_tui.agent.events import (
+    MessageEndEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
 from pi_tui.agent.tool import ToolResult
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.ai.call_pairing import call_key
 from pi_tui.ai.messages import AssistantMessage, StopReason, TextContent, ToolCall, ToolResultMessage
 from pi_tui.session.entries import MessageEntry
 from pi_tui.session.loader import read_session_file
@@ -81,7 +87,10 @@ def test_a_giant_last_line_notice_names_that_one_line() -> None:
 
 def test_live_events_move_a_call_from_running_to_done() -> None:
     log = ToolCallLog()
-    assert log.apply(ToolExecutionStartEvent("c1", "bash", {"command": "make   test"})) == "c1"
+    call_message = assistant_calling(ToolCall(id="c1", name="bash", arguments={"command": "make   test"}))
+    log.apply(MessageEndEvent(call_message))
+    key = log.apply(ToolExecutionStartEvent("c1", "bash", {"command": "make   test"}))
+    assert key == call_key(call_message, 0, call_message.tool_calls[0])
     (call,) = log.calls()
     assert (call.status, call.args_summary, call.model_text) == ("running", "make test", "")
     update = ToolResult.text("1\n2", details={"progress": {"totalLines": 40, "totalBytes": 900}})

@@ -46,6 +46,7 @@ def call(
     call_id: str, text: str, *, name: str = "bash", args: str = "", status: str = "done", **extra: Any
 ) -> ToolCallInfo:
     fields: dict[str, Any] = {
+        "key": call_id,
         "id": call_id,
         "name": name,
         "args_summary": args,
@@ -78,6 +79,7 @@ def numbered_spill(tmp_path: Path, count: int) -> tuple[Path, ToolCallInfo]:
         truncated=True,
         spill_path=SPILL_NAME,
         shown_range=LineRange(first, total),
+        first_line=first,
     )
     return path, spilled
 
@@ -122,11 +124,13 @@ async def test_moving_through_the_list_selects_a_call(tmp_path: Path) -> None:
         await pilot.press("down")
         await settle(pilot)
         assert viewer.selected == "c-seq"
-        assert any(isinstance(m, ToolList.ToolSelected) and m.tool_call_id == "c-seq" for m in messages)
-        # 19 numbers, the output's empty last line, the blank before the notice, the notice
+        assert any(isinstance(m, ToolList.ToolSelected) and m.call_key == "c-seq" for m in messages)
+        # 19 numbers, the output's empty last line, the blank before the notice, the notice; numbered as
+        # the notice counts the full output, the notice itself unnumbered
         assert viewer.line_view.line_count == 22
-        assert visible_text(viewer.line_view)[0].split() == ["1", "182"]
-        assert visible_text(viewer.line_view)[21].startswith("22 [Showing lines 182-201 of 201.")
+        shown = visible_text(viewer.line_view)
+        assert shown[0].split() == ["182", "182"] and shown[19] == "201"
+        assert shown[20] == "" and shown[21].startswith("    [Showing lines 182-201 of 201.")
         await pilot.press("down")
         await settle(pilot)
         assert viewer.selected == "c-ls"

@@ -96,13 +96,14 @@ class SidePanes(PaneFocus, Screen[None]):
         viewer = self.query_one(ToolOutputViewer)
         changed = False
         for event in events:
-            if isinstance(event, ToolExecutionUpdateEvent) and event.tool_call_id == viewer.selected:
-                viewer.append_live(event.tool_call_id, event.partial_result.text_content)
             if isinstance(event, TOOL_LOG_EVENTS):
                 if self._tool_log is None:
                     self._early_tool_events.append(event)
-                else:
-                    changed = self._tool_log.apply(event) is not None or changed
+                    continue
+                key = self._tool_log.apply(event)
+                changed = key is not None or changed
+                if isinstance(event, ToolExecutionUpdateEvent) and key is not None and key == viewer.selected:
+                    viewer.append_live(key, event.partial_result.text_content)
         if changed and self._tool_log is not None:
             viewer.update_calls(self._tool_log.calls())
         kinds = {event.type for event in events}
@@ -166,7 +167,7 @@ class SidePanes(PaneFocus, Screen[None]):
     @on(ToolCallBlock.Selected)
     def _open_tool_call(self, event: ToolCallBlock.Selected) -> None:
         self.show_pane("pane-tools")
-        self.query_one(ToolOutputViewer).select(event.tool_call_id)
+        self.query_one(ToolOutputViewer).select(event.call_key)
 
     # --- compaction timeline ------------------------------------------------------------------------------
 
@@ -304,7 +305,15 @@ class SidePanes(PaneFocus, Screen[None]):
         self.show_pane("pane-context")
 
     def action_pane_tools(self, args: str = "") -> None:
+        """F3: the Tools pane, on the call ctrl+o acts on (its block says "F3 for all"); from inside the
+        pane, the call shown stays."""
+        viewer = self.query_one(ToolOutputViewer)
+        focused = self.focused
+        inside = focused is not None and (focused is viewer or viewer in focused.ancestors)
+        target = None if inside else self.query_one(ConversationView).current_tool()
         self.show_pane("pane-tools")
+        if target is not None:
+            viewer.select(target.call_key)
 
     def action_pane_compactions(self, args: str = "") -> None:
         self.show_pane("pane-compactions")

@@ -19,6 +19,7 @@ from pi_tui.agent.events import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from pi_tui.ai.call_pairing import CallPairing, call_key, results_by_key
 from pi_tui.ai.messages import (
     AgentMessage,
     AssistantMessage,
@@ -26,6 +27,7 @@ from pi_tui.ai.messages import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
     user_text,
@@ -51,7 +53,13 @@ from pi_tui.tui.widgets.message_blocks import (
     tool_result_text,
 )
 from pi_tui.tui.widgets.parked_markdown import MarkdownParking
+from pi_tui.tui.widgets.retry_line import RetryLine
 from pi_tui.tui.widgets.transcript_rows import newest_filling
+from pi_tui.tui.widgets.user_shell import (
+    show_user_shell_result,
+    user_shell_block,
+    user_shell_transcript_block,
+)
 
 clock: Callable[[], float] = time.monotonic
 """Where tool timings come from; tests fix it for reproducible snapshots."""
@@ -81,9 +89,11 @@ class ConversationView(VerticalScroll):
         super().__init__(id=id)
         self._assistant: AssistantBlock | None = None
         self._tools: dict[str, ToolCallBlock] = {}
+        """Every tool call's block by its key (`call_pairing.call_key`), the newest last."""
+        self._pairing = CallPairing()
+        """Which block a tool event is for: ids are unique only within one assistant message."""
         self._tool_started: dict[str, float] = {}
-        self._retry_notice: NoticeBlock | None = None
-        self._retry_timer: Timer | None = None
+        self._retry = RetryLine(self, lambda: clock())
         self._progress: NoticeBlock | None = None
         self._progress_timer: Timer | None = None
         self._bash: ToolCallBlock | None = None
@@ -113,7 +123,8 @@ class ConversationView(VerticalScroll):
         await self.remove_children()
         self._assistant = None
         self._tools.clear()
-        self._results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+        self._pairing = CallPairing()
+        self._results = results_by_key(messages, self._pairing)
         shown: list[AgentMessage] = [m for m in messages if not isinstance(m, ToolResultMessage)]
         page = shown[max(0, len(shown) - TRANSCRIPT_PAGE) :]
         viewport = self.scrollable_content_region.size or self.app.size  # before the first layout
@@ -161,25 +172,29 @@ class ConversationView(VerticalScroll):
         self._parking.schedule()
 
     def _blocks(self, messages: Sequence[AgentMessage]) -> list[Widget]:
-        """Finished messages as blocks, each tool call with its result (from anywhere in the transcript)."""
+        """Finished messages as blocks, each tool call with the result that answers it."""
         blocks: list[Widget] = []
         for message in messages:
             if isinstance(message, AssistantMessage):
                 blocks.append(AssistantBlock(final=message))
-                for call in message.tool_calls:
-                    tool = ToolCallBlock(call.id, call.name, call.arguments)
-                    self._tools[call.id] = tool
-                    result = self._results.get(call.id)
+                for index, call in enumerate(message.content):
+                    if not isinstance(call, ToolCall):
+                        continue
+                    key = call_key(message, index, call)
+                    tool = ToolCallBlock(call.id, call.name, call.arguments, key=key)
+                    self._tools[key] = tool
+                    result = self._results.get(key)
                     if result is not None:
                         status = "error" if result.is_error else "done"
                         tool.show_output(
-                            tool_result_text(result.content), status=status, is_error=result.is_error
+                            tool_result_text(result.content),
+                            status=status,
+                            is_error=result.is_error,
+                            details=result.details,
                         )
                     blocks.append(tool)
-            else:
-                block = _message_block(message)
-                if block is not None:
-                    blocks.append(block)
+            elif (block := _message_block(message)) is not None:
+                blocks.append(block)
         return blocks
 
     async def _mount_message(self, message: AgentMessage) -> None:
@@ -199,6 +214,7 @@ class ConversationView(VerticalScroll):
     async def _apply_one(self, event: AnyEvent) -> None:
         if isinstance(event, MessageStartEvent):
             if isinstance(event.message, AssistantMessage):
+                self._retry.request_started()
                 self._assistant = AssistantBlock()
                 await self.mount(self._assistant)
             elif not isinstance(event.message, ToolResultMessage):
@@ -212,44 +228,44 @@ class ConversationView(VerticalScroll):
                 await self.mount(self._assistant)
             await self._assistant.finish(event.message)
             self._assistant = None
+            self._pairing.turn(event.message)
         elif isinstance(event, ToolExecutionStartEvent):
-            block = ToolCallBlock(event.tool_call_id, event.tool_name, event.args)
-            self._tools[event.tool_call_id] = block
-            self._tool_started[event.tool_call_id] = clock()
+            key = self._pairing.key_for(event.tool_call_id)
+            block = ToolCallBlock(event.tool_call_id, event.tool_name, event.args, key=key)
+            self._tools[key] = block
+            self._tool_started[key] = clock()
             await self.mount(block)
         elif isinstance(event, ToolExecutionUpdateEvent):
-            tool = self._tools.get(event.tool_call_id)
+            key = self._pairing.key_for(event.tool_call_id)
+            tool = self._tools.get(key)
             if tool is not None:
-                elapsed = clock() - self._tool_started.get(event.tool_call_id, clock())
+                elapsed = clock() - self._tool_started.get(key, clock())
                 tool.show_output(
-                    event.partial_result.text_content, status=f"running {elapsed:.1f}s", live=True
+                    event.partial_result.text_content,
+                    status=f"running {elapsed:.1f}s",
+                    live=True,
+                    details=event.partial_result.details,
                 )
         elif isinstance(event, ToolExecutionEndEvent):
-            tool = self._tools.get(event.tool_call_id)
+            key = self._pairing.key_for(event.tool_call_id)
+            tool = self._tools.get(key)
             if tool is not None:
-                took = clock() - self._tool_started.pop(event.tool_call_id, clock())
+                took = clock() - self._tool_started.pop(key, clock())
                 status = f"{'error' if event.is_error else 'done'} {took:.1f}s"
-                tool.show_output(event.result.text_content, status=status, is_error=event.is_error)
+                tool.show_output(
+                    event.result.text_content,
+                    status=status,
+                    is_error=event.is_error,
+                    details=event.result.details,
+                )
         else:
             await self._apply_session_event(event)
 
     async def _apply_session_event(self, event: AnyEvent) -> None:
         if isinstance(event, AutoRetryStartEvent):
-            deadline = clock() + event.delay_ms / 1000
-            self._retry_notice = NoticeBlock("", kind="warning")
-            await self.mount(self._retry_notice)
-            self._tick_retry(event, deadline)
-            self._stop_retry_timer()
-            self._retry_timer = self.set_interval(0.25, lambda: self._tick_retry(event, deadline))
+            await self._retry.start(event)
         elif isinstance(event, AutoRetryEndEvent):
-            self._stop_retry_timer()
-            if event.success:
-                text = f"Retry {event.attempt} succeeded."
-                kind = "info"
-            else:
-                text = f"Retry failed after {event.attempt} attempts: {event.final_error}"
-                kind = "error"
-            await self.mount(NoticeBlock(text, kind=kind))
+            await self._retry.end(event)
         elif isinstance(event, CompactionStartEvent):
             label = {
                 "manual": "Compacting context…",
@@ -267,8 +283,7 @@ class ConversationView(VerticalScroll):
             elif event.error_message:
                 await self.mount(NoticeBlock(event.error_message, kind="error"))
         elif isinstance(event, BashStartEvent):
-            prefix = "!!" if event.exclude_from_context else "!"
-            self._bash = ToolCallBlock(f"user-bash-{clock()}", prefix, {"command": event.command})
+            self._bash = user_shell_block(event.command, event.exclude_from_context)
             await self.mount(self._bash)
         elif isinstance(event, BashOutputEvent):
             if self._bash is not None:
@@ -276,17 +291,7 @@ class ConversationView(VerticalScroll):
         elif isinstance(event, BashEndEvent):
             block, self._bash = self._bash, None
             if block is not None:
-                message = event.message
-                status = "cancelled" if message.cancelled else f"exit {message.exit_code}"
-                if event.pending:
-                    status += ", sent with your next message"
-                notice = (
-                    f"\n\n[Output truncated. Full output: {message.full_output_path}]"
-                    if message.truncated
-                    else ""
-                )
-                failed = message.cancelled or (message.exit_code or 0) != 0
-                block.show_output(message.output + notice, status=status, is_error=failed)
+                show_user_shell_result(block, event.message, pending=event.pending)
         elif isinstance(event, ModelFallbackEvent):
             await self.mount(
                 NoticeBlock(
@@ -319,24 +324,16 @@ class ConversationView(VerticalScroll):
             self._progress.remove()
             self._progress = None
 
-    def _tick_retry(self, event: AutoRetryStartEvent, deadline: float) -> None:
-        if self._retry_notice is None:
-            return
-        seconds = max(0, round(deadline - clock()))
-        progress = f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds}s… (esc to cancel)"
-        self._retry_notice.update(f"{progress} — {event.error_message}")
-
-    def _stop_retry_timer(self) -> None:
-        if self._retry_timer is not None:
-            self._retry_timer.stop()
-            self._retry_timer = None
+    def current_tool(self) -> ToolCallBlock | None:
+        """The tool call ctrl+o and F3 act on: the focused one, or the latest."""
+        focused = self.screen.focused
+        if isinstance(focused, ToolCallBlock):
+            return focused
+        return list(self._tools.values())[-1] if self._tools else None
 
     def toggle_tool_output(self) -> None:
         """Ctrl+O: expand or collapse the focused tool call, or the latest one."""
-        focused = self.screen.focused
-        target = focused if isinstance(focused, ToolCallBlock) else None
-        if target is None and self._tools:
-            target = list(self._tools.values())[-1]
+        target = self.current_tool()
         if target is not None:
             target.toggle_expanded()
 
@@ -346,8 +343,7 @@ def _message_block(message: AgentMessage) -> Widget | None:
     if isinstance(message, UserMessage | CustomMessage):
         return UserBlock(user_text(message), markup=False)
     if isinstance(message, BashExecutionMessage):
-        prefix = "!!" if message.exclude_from_context else "!"
-        return UserBlock(f"{prefix}{message.command}\n{message.output}".rstrip(), markup=False)
+        return user_shell_transcript_block(message)
     if isinstance(message, CompactionSummaryMessage):
         return NoticeBlock(f"Compacted from {message.tokens_before:,} tokens")
     if isinstance(message, BranchSummaryMessage):

@@ -5,6 +5,10 @@ whatever the number of lines. Lines come either from memory (`show_lines`) or, f
 line source (`show_paged`): the view asks the source for the pages it needs to paint (`source(start,
 count)`) and the owner answers later with `provide`. Only a bounded number of paged lines is kept.
 Displayed lines are capped in length with a `… N more chars` marker, and made safe to paint.
+
+In-memory lines may be numbered from any number (a truncated output's tail is numbered as its notice
+counts the full output), only the first of them numbered (a notice below is not a line of the output),
+and some painted as diff lines (an edit's diff below what the model got).
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from pi_tui.tools.diff_lines import DiffLine
 from pi_tui.tui.spill_reader import next_match, safe_text
+from pi_tui.tui.widgets.diff_view import DIFF_COMPONENT_CLASSES, DIFF_CSS, diff_spans, kind_class
 
 MAX_LINE_CHARS = 2000
 """Displayed lines are cut after this many characters (one huge line would stall every repaint)."""
@@ -47,7 +53,8 @@ def clip_display(text: str, limit: int = MAX_LINE_CHARS) -> str:
 class LineView(ScrollView, can_focus=True):
     """Numbered lines with highlighted ranges, search matches and a follow-tail mode."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        """
     LineView {
         background: $surface;
         color: $text;
@@ -56,8 +63,10 @@ class LineView(ScrollView, can_focus=True):
         & > .line-view--match { background: $warning 25%; }
         & > .line-view--current { background: $warning 70%; color: $text; text-style: bold; }
         & > .line-view--pending { color: $text-muted; }
-    }
     """
+        + DIFF_CSS
+        + "}"
+    )
 
     COMPONENT_CLASSES = {
         "line-view--gutter",
@@ -65,6 +74,7 @@ class LineView(ScrollView, can_focus=True):
         "line-view--match",
         "line-view--current",
         "line-view--pending",
+        *DIFF_COMPONENT_CLASSES,
     }
 
     BINDINGS = [
@@ -101,6 +111,10 @@ class LineView(ScrollView, can_focus=True):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._memory: list[str] = []
+        self._first_number = 1
+        self._numbered: int | None = None
+        """How many in-memory lines are numbered (None: all of them)."""
+        self._diff_rows: dict[int, DiffLine] = {}
         self._paged = False
         self._total = 0
         self._cache: OrderedDict[int, str] = OrderedDict()
@@ -129,13 +143,26 @@ class LineView(ScrollView, can_focus=True):
     def cached_line_count(self) -> int:
         return len(self._cache)
 
-    def show_lines(self, lines: Sequence[str], *, keep_position: bool = False) -> None:
-        """Show in-memory lines; the scroll position is kept (or the end, when following)."""
+    def show_lines(
+        self,
+        lines: Sequence[str],
+        *,
+        keep_position: bool = False,
+        first_number: int = 1,
+        numbered: int | None = None,
+        diff: Sequence[DiffLine] = (),
+    ) -> None:
+        """Show in-memory lines, numbered from `first_number` (only the first `numbered` of them, when
+        given), then the lines of `diff`, coloured and unnumbered; the scroll position is kept (or the
+        end, when following)."""
         self._paged = False
         self._source = None
         self._cache.clear()
         self._requested.clear()
-        self._memory = list(lines)
+        self._first_number = max(first_number, 1)
+        self._numbered = numbered if numbered is not None or not diff else len(lines)
+        self._diff_rows = {len(lines) + offset: line for offset, line in enumerate(diff)}
+        self._memory = [*lines, *(line.display for line in diff)]
         self._widest = max((len(clip_display(line)) for line in self._memory), default=0)
         self._set_total(len(self._memory), reset=not keep_position)
 
@@ -150,6 +177,9 @@ class LineView(ScrollView, can_focus=True):
     def show_paged(self, total: int, source: LineSource) -> None:
         """Show `total` lines fetched on demand from `source`; nothing is read until it is painted."""
         self._memory = []
+        self._first_number = 1
+        self._numbered = None
+        self._diff_rows = {}
         self._paged = True
         self._source = source
         self._cache.clear()
@@ -216,8 +246,15 @@ class LineView(ScrollView, can_focus=True):
             self._auto_scrolling = False
         self.refresh()
 
+    def line_number(self, index: int) -> int | None:
+        """The number painted beside line `index` (0-based), None when it has none."""
+        if self._numbered is not None and index >= self._numbered:
+            return None
+        return self._first_number + index
+
     def _gutter_width(self) -> int:
-        return len(str(max(self._total, 1))) + 1
+        numbered = self._total if self._numbered is None else self._numbered
+        return len(str(max(self._first_number + numbered - 1, 1))) + 1
 
     def _update_virtual_size(self) -> None:
         self.virtual_size = Size(self._gutter_width() + self._widest, self._total)
@@ -331,11 +368,15 @@ class LineView(ScrollView, can_focus=True):
         if index in self._match_set:
             style += self.get_component_rich_style("line-view--match")
         gutter_width = self._gutter_width()
+        number = self.line_number(index)
         gutter = Segment(
-            f"{index + 1:>{gutter_width - 1}} ", style + self.get_component_rich_style("line-view--gutter")
+            f"{'' if number is None else number:>{gutter_width - 1}} ",
+            style + self.get_component_rich_style("line-view--gutter"),
         )
         if text is None:
             body = [Segment(PENDING_TEXT, style + self.get_component_rich_style("line-view--pending"))]
+        elif index in self._diff_rows:
+            body = self._diff_segments(self._diff_rows[index], style)
         else:
             body = self._body_segments(clip_display(safe_text(text)), style, index == self._current)
         text_width = max(width - gutter_width, 0)
@@ -357,6 +398,14 @@ class LineView(ScrollView, can_focus=True):
             position = found + len(needle)
         segments.append(Segment(text[position:], style))
         return segments
+
+    def _diff_segments(self, line: DiffLine, style: Style) -> list[Segment]:
+        colour = style + self.get_component_rich_style(kind_class(line.kind))
+        changed = colour + self.get_component_rich_style("diff--changed", partial=True)
+        return [
+            Segment(safe_text(piece), changed if role == "changed" else colour)
+            for piece, role in diff_spans(line)
+        ]
 
     def _is_seen(self, index: int) -> bool:
         return any(start <= index < end for start, end in self._highlights)

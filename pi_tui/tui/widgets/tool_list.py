@@ -22,7 +22,8 @@ _STATUS_CLASS = {"running": "tool-list--running", "done": "tool-list--done", "er
 
 
 class ToolList(FittedTable):
-    """A row per tool call, keyed by the call id; rows are updated in place, never rebuilt."""
+    """A row per tool call, keyed by the call's key (ids may repeat); rows are updated in place, never
+    rebuilt."""
 
     DEFAULT_CSS = """
     ToolList {
@@ -41,7 +42,7 @@ class ToolList(FittedTable):
         """The user chose a tool call (cursor moved onto it or Enter)."""
 
         tool_list: ToolList
-        tool_call_id: str
+        call_key: str
 
         @property
         def control(self) -> ToolList:
@@ -67,28 +68,28 @@ class ToolList(FittedTable):
         if not self.columns:  # not mounted yet: shown once the columns exist
             self._pending = calls
             return
-        current = {call.id for call in calls}
+        current = {call.key for call in calls}
         for gone in [key for key in self._shown if key not in current]:
             self.remove_row(gone)
             del self._shown[gone]
         for call in calls:
-            known = self._shown.get(call.id)
+            known = self._shown.get(call.key)
             if known == call:
                 continue
             cells = self._cells(call)
             if known is None:
-                self.add_row(*cells, key=call.id)
+                self.add_row(*cells, key=call.key)
             else:
                 for column, value in zip(COLUMNS, cells, strict=True):
                     # A running command's counters outgrow the width its first row gave the column.
-                    self.update_cell(call.id, column, value, update_width=True)
-            self._shown[call.id] = call
+                    self.update_cell(call.key, column, value, update_width=True)
+            self._shown[call.key] = call
 
-    def select_call(self, tool_call_id: str) -> None:
+    def select_call(self, key: str) -> None:
         """Move the cursor to a call without reporting it back as the user's choice."""
-        if tool_call_id in self._shown:
-            self._announced = tool_call_id
-            self.move_cursor(row=self.get_row_index(tool_call_id))
+        if key in self._shown:
+            self._announced = key
+            self.move_cursor(row=self.get_row_index(key))
 
     def _cells(self, call: ToolCallInfo) -> tuple[str | Text, ...]:
         status = Text(call.status, style=self.get_component_rich_style(_STATUS_CLASS[call.status]))

@@ -24,9 +24,12 @@ from textual.reactive import var
 from textual.widgets import Input, Static
 from textual.worker import WorkType
 
+from pi_tui.tools.diff_lines import parse_diff
 from pi_tui.tui.spill_reader import SpillReader
-from pi_tui.tui.tool_calls import ToolCallInfo
+from pi_tui.tui.tool_calls import ToolCallInfo, split_notice
+from pi_tui.tui.widgets.fitted_title import FittedTitle
 from pi_tui.tui.widgets.line_view import LineView
+from pi_tui.tui.widgets.path_notice import PathNotice
 from pi_tui.tui.widgets.tool_list import ToolList
 
 ViewMode = Literal["model", "full"]
@@ -54,7 +57,7 @@ class ToolOutputViewer(Vertical):
             & > #tool-output-title { width: 1fr; color: $text; text-style: bold; }
             & > #tool-output-status { width: auto; color: $text-muted; padding: 0 1; }
         }
-        & > #tool-output-notice { height: auto; max-height: 2; color: $warning; background: $boost; }
+        & > #tool-output-notice { color: $warning; background: $boost; }
         & > #tool-output-notice.-empty { display: none; }
         & > LineView { height: 1fr; }
         & > #tool-output-search { display: none; }
@@ -76,7 +79,7 @@ class ToolOutputViewer(Vertical):
         """The user switched between the model's view and the full output."""
 
         viewer: ToolOutputViewer
-        tool_call_id: str | None
+        call_key: str | None
         mode: ViewMode
 
         @property
@@ -102,9 +105,9 @@ class ToolOutputViewer(Vertical):
     def compose(self) -> ComposeResult:
         yield ToolList(id="tool-list")
         with Horizontal(id="tool-output-header"):
-            yield Static(NOTHING_SELECTED, id="tool-output-title", markup=False)
+            yield FittedTitle(NOTHING_SELECTED, id="tool-output-title")
             yield Static("", id="tool-output-status", markup=False)
-        yield Static("", id="tool-output-notice", classes="-empty", markup=False)
+        yield PathNotice(id="tool-output-notice", classes="-empty")
         yield LineView(id="tool-output-lines")
         yield Input(placeholder="search (Enter: next match, Esc: close)", id="tool-output-search")
 
@@ -134,7 +137,7 @@ class ToolOutputViewer(Vertical):
     def update_calls(self, calls: Sequence[ToolCallInfo]) -> None:
         """The session's calls as they are now; changed ones are redrawn, the selection is kept."""
         previous = self._calls.get(self._selected) if self._selected else None
-        self._calls = {call.id: call for call in calls}
+        self._calls = {call.key: call for call in calls}
         if not self.is_mounted:  # handed over on mount
             return
         self.tool_list.update_calls(calls)
@@ -153,32 +156,32 @@ class ToolOutputViewer(Vertical):
         self.line_view.clear_search()
         self.line_view.show_lines([])
         self.line_view.highlight([])
-        self.query_one("#tool-output-title", Static).update(NOTHING_SELECTED)
-        notice = self.query_one("#tool-output-notice", Static)
-        notice.update("")
+        self.query_one("#tool-output-title", FittedTitle).show(NOTHING_SELECTED)
+        notice = self.query_one("#tool-output-notice", PathNotice)
+        notice.show("")
         notice.add_class("-empty")
 
-    def select(self, tool_call_id: str) -> None:
-        """Show one call (its model view first); unknown ids are ignored."""
-        if tool_call_id not in self._calls or tool_call_id == self._selected:
+    def select(self, key: str) -> None:
+        """Show one call (its model view first), by its key; unknown keys are ignored."""
+        if key not in self._calls or key == self._selected:
             return
-        self._selected = tool_call_id
-        self.tool_list.select_call(tool_call_id)
-        call = self._calls[tool_call_id]
+        self._selected = key
+        self.tool_list.select_call(key)
+        call = self._calls[key]
         self.line_view.follow = call.status == "running"
         self.line_view.clear_search()  # its matches were lines of the call shown before
         self._problem = ""
         self._close_reader()
         self._show()
 
-    def append_live(self, tool_call_id: str, partial_text: str) -> None:
+    def append_live(self, key: str, partial_text: str) -> None:
         """A running call's latest output (the whole tail so far, as the bash tool streams it)."""
-        call = self._calls.get(tool_call_id)
+        call = self._calls.get(key)
         if call is None or call.model_text == partial_text:
             return
         updated = replace(call, model_text=partial_text)
-        self._calls[tool_call_id] = updated
-        if tool_call_id == self._selected:
+        self._calls[key] = updated
+        if key == self._selected:
             self._refresh_content(call)
 
     # --- actions ---------------------------------------------------------------------------------------
@@ -220,7 +223,7 @@ class ToolOutputViewer(Vertical):
 
     @on(ToolList.ToolSelected)
     def _tool_selected(self, event: ToolList.ToolSelected) -> None:
-        self.select(event.tool_call_id)
+        self.select(event.call_key)
 
     @on(LineView.StatusChanged)
     def _status_changed(self, event: LineView.StatusChanged) -> None:
@@ -265,7 +268,18 @@ class ToolOutputViewer(Vertical):
             return
         self._close_reader()
         text = call.model_text if call.model_text else ""
-        view.show_lines(text.split("\n") if text else [], keep_position=keep_position)
+        lines = text.split("\n") if text else []
+        preview, notice = split_notice(text)
+        diff = parse_diff(call.diff) if call.diff else []
+        view.show_lines(
+            [*lines, ""] if diff else lines,
+            keep_position=keep_position,
+            # What the model got is numbered as its notice counts the full output; the notice is not
+            # a line of the output.
+            first_number=call.first_line,
+            numbered=preview.count("\n") + 1 if notice or diff else None,
+            diff=diff,
+        )
         view.highlight([])
 
     def _show_header(self, call: ToolCallInfo) -> None:
@@ -276,16 +290,18 @@ class ToolOutputViewer(Vertical):
             what = f"full output ({call.lines:,} lines)"
         else:
             what = "full output (nothing was cut: the model got all of it)"
-        title = f"{call.name} {call.args_summary} — {what} [{call.status}]"
-        self.query_one("#tool-output-title", Static).update(title)
+        if call.diff and not (self.mode == "full" and spilled):
+            what += ", then the diff"
+        title = self.query_one("#tool-output-title", FittedTitle)
+        title.show(f"{call.name} ", call.args_summary, f" — {what} [{call.status}]")
         notice = self._problem or call.notice
         if self.mode == "full" and spilled and call.shown_range is not None and not self._problem:
             shown = call.shown_range
             notice = (
                 f"Highlighted: lines {shown.start:,}-{shown.end:,}, what the model saw. {call.spill_path}"
             )
-        widget = self.query_one("#tool-output-notice", Static)
-        widget.update(notice)
+        widget = self.query_one("#tool-output-notice", PathNotice)
+        widget.show(notice, call.spill_path)
         widget.set_class(not notice, "-empty")
 
     def _close_reader(self) -> None:
