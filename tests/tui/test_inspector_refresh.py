@@ -57,4 +57,4 @@ async def test_two_context_refreshes_never_build_on_one_cache_at_once(
         await settle(pilot)
         assert not overlapped.is_set()
         headline = str(screen.query_one("#inspector-headline").render())
-        assert headline.startswith("Context 6,100 / 32,000 (19.1%)")
+        assert headline.startswith("Context 6,100 / 32,000 (19.1%")
