@@ -44,7 +44,7 @@ from pi_tui.context.accounting.record import (  # noqa: E402
     record_entry_data,
 )
 from pi_tui.session.inspector import InspectorCache, build_inspector_data  # noqa: E402
-from pi_tui.session.store import SessionStore  # noqa: E402
+from pi_tui.session_file.store import SessionStore  # noqa: E402
 
 MODEL = ModelConfig(id="bench-model", provider="bench", context_window=2_000_000)
 SYSTEM = "You are a coding assistant.\nCurrent date: 2026-11-30\nCurrent working directory: /work"

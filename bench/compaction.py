@@ -48,7 +48,7 @@ from pi_tui.context.compaction.loss_audit import audit_span  # noqa: E402
 from pi_tui.context.compaction.preparation import prepare_compaction  # noqa: E402
 from pi_tui.context.compaction.summaries import history_prompt, turn_prefix_prompt  # noqa: E402
 from pi_tui.session.path_view import path_items  # noqa: E402
-from pi_tui.session.store import SessionStore  # noqa: E402
+from pi_tui.session_file.store import SessionStore  # noqa: E402
 
 TARGET_S = 1.0
 TOOLS = ("read", "edit", "bash")

@@ -33,8 +33,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from pi_tui.config.paths import cwd_folder_name  # noqa: E402
-from pi_tui.session.listing import list_sessions  # noqa: E402
-from pi_tui.session.store import SessionStore  # noqa: E402
+from pi_tui.session_file.listing import list_sessions  # noqa: E402
+from pi_tui.session_file.store import SessionStore  # noqa: E402
 from tests.support.big_session import write_big_session  # noqa: E402
 
 MB = 1_000_000

@@ -5,7 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
-CORE = ["pi_tui.ai", "pi_tui.agent", "pi_tui.tools", "pi_tui.session", "pi_tui.context", "pi_tui.config"]
+CORE = [
+    "pi_tui.ai",
+    "pi_tui.agent",
+    "pi_tui.tools",
+    "pi_tui.session",
+    "pi_tui.session_file",
+    "pi_tui.context",
+    "pi_tui.config",
+]
 
 
 def loaded_after(import_line: str) -> set[str]:

@@ -116,7 +116,7 @@ def write_session(path_dir: Path, cwd: Path, messages: int) -> Path:
         Usage,
         UserMessage,
     )
-    from pi_tui.session.store import SessionStore
+    from pi_tui.session_file.store import SessionStore
 
     store = SessionStore.create(str(cwd), path_dir)
     for turn in range(messages // 4):

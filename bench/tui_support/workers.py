@@ -29,7 +29,7 @@ CHAT_MESSAGES = 40
 
 async def paint_worker(kind: str, spawned_at: float) -> dict[str, Any]:
     imported = time.perf_counter()
-    from pi_tui.session.store import SessionStore
+    from pi_tui.session_file.store import SessionStore
     from pi_tui.tui.app import PiTuiApp
     from pi_tui.tui.widgets.conversation import ConversationView
 
@@ -66,7 +66,7 @@ async def paint_worker(kind: str, spawned_at: float) -> dict[str, Any]:
 async def stream_worker(tokens: int, lines: int, tune_gc: bool = True) -> dict[str, Any]:
     from textual.widgets import Static
 
-    from pi_tui.session.store import SessionStore
+    from pi_tui.session_file.store import SessionStore
     from pi_tui.tui.widgets.conversation import ConversationView
     from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock
     from pi_tui.tui.widgets.parked_markdown import markdown_source
@@ -149,7 +149,7 @@ async def open_worker(path: str, trace: bool) -> dict[str, Any]:
     rss_before = reset_peak_rss()
     imported = time.perf_counter()
     from pi_tui.session.runtime import AgentSessionRuntime  # noqa: F401  (imports timed apart)
-    from pi_tui.session.store import SessionStore
+    from pi_tui.session_file.store import SessionStore
     from pi_tui.tui.app import PiTuiApp  # noqa: F401
     from pi_tui.tui.widgets.conversation import ConversationView
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pi_tui.context.compaction.summary_diff import SectionDiff
 from pi_tui.export.html_text import esc, when
 from pi_tui.export.markdown_html import markdown_to_html
+from pi_tui.session.compaction_records import CompactionRecord, diff_compaction, list_compactions
 from pi_tui.session.compaction_sizes import size_text
-from pi_tui.session.compaction_timeline import CompactionRecord, diff_compaction, list_compactions
-from pi_tui.session.entries import CompactionEntry
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.store import SessionStore
 
 
 def _diff_line(line: str) -> str:

@@ -33,7 +33,7 @@ from pi_tui.export.diff_html import diff_html
 from pi_tui.export.full_output import InlinedOutput, is_truncated, read_inline
 from pi_tui.export.html_text import anchor, esc, num, pre, when
 from pi_tui.export.markdown_html import markdown_to_html
-from pi_tui.session.entries import (
+from pi_tui.session_file.entries import (
     BranchSummaryEntry,
     CompactionEntry,
     CustomMessageEntry,

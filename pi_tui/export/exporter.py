@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pi_tui.config.key_secrets import known_keys
 from pi_tui.export.html_export import HtmlOptions, write_html
 from pi_tui.export.jsonl_export import write_jsonl
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 ExportFormat = Literal["html", "jsonl"]
 FORMATS: dict[str, ExportFormat] = {".html": "html", ".htm": "html", ".jsonl": "jsonl"}

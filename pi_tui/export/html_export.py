@@ -24,14 +24,14 @@ from pi_tui.export.conversation_html import ConversationOptions, ConversationRen
 from pi_tui.export.full_output import DEFAULT_MAX_INLINE_BYTES
 from pi_tui.export.html_text import esc, num, when
 from pi_tui.export.tree_html import tree_section
-from pi_tui.session.branch_model import branch_model
-from pi_tui.session.entries import MessageEntry, ModelChangeEntry, SessionEntry
-from pi_tui.session.ids import iso_timestamp
+from pi_tui.session.branch_run_model import branch_model
 from pi_tui.session.inspector import build_inspector_data
-from pi_tui.session.migrations import replace_file_atomically
 from pi_tui.session.session_setup import spill_dir_for
 from pi_tui.session.stats import session_stats
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import MessageEntry, ModelChangeEntry, SessionEntry
+from pi_tui.session_file.ids import iso_timestamp
+from pi_tui.session_file.migrations import replace_file_atomically
+from pi_tui.session_file.store import SessionStore
 
 CSS_ASSET = "export.css"
 

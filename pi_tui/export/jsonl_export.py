@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pi_tui.config.key_secrets import redact
-from pi_tui.session.forking import export_lines
-from pi_tui.session.migrations import replace_file_atomically
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.forking import export_lines
+from pi_tui.session_file.migrations import replace_file_atomically
+from pi_tui.session_file.store import SessionStore
 
 
 def render_jsonl(store: SessionStore, keys: Iterable[str] = ()) -> str:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pi_tui.export.html_text import anchor, esc
-from pi_tui.session.store import SessionStore
-from pi_tui.session.tree_listing import tree_lines
+from pi_tui.session_file.store import SessionStore
+from pi_tui.session_file.tree_listing import tree_lines
 
 INDENT = "  "
 

@@ -27,24 +27,24 @@ from pi_tui.config.settings_files import load_settings
 from pi_tui.context.compaction.preview import CompactionPreview, counted, rows_text
 from pi_tui.context.compaction.summary_diff import format_summary_diff
 from pi_tui.modes.session_command_support import fail, open_session, print_json, session_parser
-from pi_tui.session.branch_model import branch_model
+from pi_tui.session.branch_run_model import branch_model
 from pi_tui.session.compaction_ops import (
     COMPACTION_CANCELLED,
     compact_store,
     preview_for_store,
     restore_before,
 )
-from pi_tui.session.compaction_sizes import estimated, preview_size_text, size_text
-from pi_tui.session.compaction_timeline import (
+from pi_tui.session.compaction_records import (
     CompactionRecord,
     audit_compaction,
     diff_compaction,
     list_compactions,
 )
-from pi_tui.session.entries import CompactionEntry
+from pi_tui.session.compaction_sizes import estimated, preview_size_text, size_text
 from pi_tui.session.next_request import live_context_for
 from pi_tui.session.restore_hold import restore_cost
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.store import SessionStore
 
 INTERRUPTED_EXIT = 130
 

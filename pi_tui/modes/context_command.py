@@ -25,10 +25,10 @@ from pi_tui.context.accounting.blame import drift_cause, drift_cost
 from pi_tui.context.accounting.geometry import used_how
 from pi_tui.modes.request_preview import show_next_request
 from pi_tui.modes.session_command_support import report_file_problems
-from pi_tui.session.branch_model import branch_model
+from pi_tui.session.branch_run_model import branch_model
 from pi_tui.session.inspector import DEFAULT_RECORDS, InspectorCache, InspectorData, build_inspector_data
-from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session_file.store import SessionStore
 
 BAR_WIDTH = 60
 LARGEST_MESSAGES = 5

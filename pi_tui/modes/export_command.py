@@ -17,8 +17,8 @@ from pi_tui.export.exporter import ExportError, default_output, export_session
 from pi_tui.export.full_output import DEFAULT_MAX_INLINE_BYTES
 from pi_tui.export.html_export import HtmlOptions
 from pi_tui.modes.session_command_support import fail, report_file_problems
-from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session_file.store import SessionStore
 
 
 def _parser() -> argparse.ArgumentParser:

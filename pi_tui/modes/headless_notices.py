@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from pi_tui.modes.user_messages import report
-from pi_tui.session.events import AnyEvent, AutoRetryStartEvent, CompactionEndEvent
+from pi_tui.session.session_events import AnyEvent, AutoRetryStartEvent, CompactionEndEvent
 
 ERROR_CHARS = 200
 """A provider's error text is cut here on the retry line; the full text is in the session file."""

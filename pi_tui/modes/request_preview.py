@@ -9,7 +9,7 @@ from pi_tui.config.model_config import ModelConfig
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.next_request import next_request
 from pi_tui.session.services import AgentSessionServices
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 PREVIEW_ONLY = "previewing the next request"
 

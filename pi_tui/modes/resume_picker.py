@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from pi_tui.session.listing import SessionSummary, list_sources
+from pi_tui.session_file.listing import SessionSummary, list_sources
 
 TITLE_WIDTH = 60
 NO_SESSIONS = "No sessions to resume in this directory."

@@ -12,9 +12,9 @@ from typing import Any, TextIO
 
 from pi_tui.config.paths import sessions_root
 from pi_tui.modes.user_messages import report
-from pi_tui.session.diagnostics import diagnostic_lines
-from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.diagnostics import diagnostic_lines
+from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session_file.store import SessionStore
 
 
 def fail(message: str) -> int:

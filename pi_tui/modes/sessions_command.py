@@ -17,10 +17,10 @@ from typing import Any, TextIO
 from pi_tui.config.paths import pi_sessions_root, sessions_root
 from pi_tui.modes.session_command_support import fail
 from pi_tui.modes.user_messages import os_error_text
-from pi_tui.session.listing import SessionSummary, list_sources
-from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session.session_files import delete_session_file, rename_session_file
-from pi_tui.session.store import SessionError
+from pi_tui.session_file.listing import SessionSummary, list_sources
+from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session_file.store import SessionError
 
 FIRST_MESSAGE_WIDTH = 60
 

@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pydantic.alias_generators import to_camel
 
 from pi_tui.modes.session_command_support import fail, open_session, print_json, session_parser
-from pi_tui.session.tree_listing import TREE_FILTERS, TreeFilter, set_label, tree_line_text, tree_lines
+from pi_tui.session_file.tree_listing import TREE_FILTERS, TreeFilter, set_label, tree_line_text, tree_lines
 
 
 def run_tree_command(argv: list[str]) -> int:

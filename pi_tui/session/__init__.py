@@ -3,9 +3,9 @@ listing. `AgentSession` and the runtime build on these."""
 
 from __future__ import annotations
 
-from pi_tui.session.context_rebuild import LAST_ENTRY, ModelRef, SessionContext, build_session_context
-from pi_tui.session.diagnostics import Diagnostic
-from pi_tui.session.entries import (
+from pi_tui.session_file.context_rebuild import LAST_ENTRY, ModelRef, SessionContext, build_session_context
+from pi_tui.session_file.diagnostics import Diagnostic
+from pi_tui.session_file.entries import (
     CURRENT_SESSION_VERSION,
     BranchSummaryEntry,
     CompactionEntry,
@@ -22,8 +22,8 @@ from pi_tui.session.entries import (
     entry_line,
     parse_entry,
 )
-from pi_tui.session.ids import iso_timestamp, new_entry_id, uuid7
-from pi_tui.session.listing import (
+from pi_tui.session_file.ids import iso_timestamp, new_entry_id, uuid7
+from pi_tui.session_file.listing import (
     SessionSummary,
     list_all_sessions,
     list_folder,
@@ -32,10 +32,10 @@ from pi_tui.session.listing import (
     list_sources_async,
     summarize_session_file,
 )
-from pi_tui.session.loader import LoadedSession, read_session_file
-from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
-from pi_tui.session.store import SessionError, SessionReadOnlyError, SessionStore
-from pi_tui.session.tree import TreeNode
+from pi_tui.session_file.loader import LoadedSession, read_session_file
+from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session_file.store import SessionError, SessionReadOnlyError, SessionStore
+from pi_tui.session_file.tree import TreeNode
 
 __all__ = [
     "CURRENT_SESSION_VERSION",

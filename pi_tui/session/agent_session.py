@@ -3,8 +3,8 @@
 Front ends (the TUI and the headless modes) talk to this class only. It owns an `Agent`, feeds it the
 rebuilt context of the session file, persists every message at `message_end` (in event order, off the
 event loop), and forwards every agent event to its own subscribers, together with its own events
-(`pi_tui.session.events`). The system prompt is built once and only rebuilt when the active tools change
-or `reload()` finds a changed resource, so every request of a session carries the same bytes.
+(`pi_tui.session.session_events`). The system prompt is built once and only rebuilt when the active tools
+change or `reload()` finds a changed resource, so every request of a session carries the same bytes.
 
 Work with a job of its own lives beside it: retries and fallback (`failure_recovery`), user shell
 commands (`user_bash_runner`), the queue texts (`queued_texts`), tree moves (`tree_navigation`).
@@ -39,16 +39,16 @@ from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
 from pi_tui.session.approval import ApprovalPolicy
 from pi_tui.session.auto_compaction import AutoCompaction, ConfirmCompaction
 from pi_tui.session.compaction_ops import CompactionOutcome, RestoreOutcome
-from pi_tui.session.events import (
-    AnyEvent,
-    SessionTreeEvent,
-)
 from pi_tui.session.failure_recovery import FailureRecovery
 from pi_tui.session.open_checks import continue_refusal
 from pi_tui.session.queued_texts import QueuedTexts, QueueKind
 from pi_tui.session.request_recorder import RequestRecorder
 from pi_tui.session.served_window_check import learn_served_window
 from pi_tui.session.session_controls import SessionControls
+from pi_tui.session.session_events import (
+    AnyEvent,
+    SessionTreeEvent,
+)
 from pi_tui.session.session_setup import (
     DEFAULT_THINKING_LEVEL,
     clamp_thinking,
@@ -60,9 +60,9 @@ from pi_tui.session.session_setup import (
     user_bash_options,
 )
 from pi_tui.session.stats import SessionStats, last_assistant_message, last_assistant_text, session_stats
-from pi_tui.session.store import SessionReadOnlyError, SessionStore
 from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
 from pi_tui.session.user_bash_runner import UserBashRunner
+from pi_tui.session_file.store import SessionReadOnlyError, SessionStore
 from pi_tui.tools.registry import select_tools
 
 SessionListener: TypeAlias = Callable[[AnyEvent], Awaitable[None] | None]

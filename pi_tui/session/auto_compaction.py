@@ -42,7 +42,8 @@ from pi_tui.session.compaction_ops import (
     restore_before,
 )
 from pi_tui.session.compaction_sizes import request_prefix
-from pi_tui.session.events import (
+from pi_tui.session.restore_hold import restore_hold
+from pi_tui.session.session_events import (
     AnyEvent,
     CompactionEndEvent,
     CompactionReasonName,
@@ -50,8 +51,7 @@ from pi_tui.session.events import (
     CompactionStartEvent,
     SessionTreeEvent,
 )
-from pi_tui.session.restore_hold import restore_hold
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 CONTINUE_DELAY_S = 0.1
 """pi waits this long after compacting before it continues the interrupted run."""

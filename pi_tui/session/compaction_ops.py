@@ -43,10 +43,10 @@ from pi_tui.session.compaction_sizes import (
     RequestRecords,
     measure_compaction,
 )
-from pi_tui.session.entries import CompactionEntry
-from pi_tui.session.ids import iso_to_ms
 from pi_tui.session.path_view import path_items
-from pi_tui.session.store import SessionError, SessionStore
+from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.ids import iso_to_ms
+from pi_tui.session_file.store import SessionError, SessionStore
 
 CompactionReason: TypeAlias = Literal["manual", "threshold", "overflow"]
 RESTORE_CUSTOM_TYPE = "pi-tui.restore"

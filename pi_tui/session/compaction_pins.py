@@ -19,9 +19,9 @@ from pi_tui.ai.messages import (
     user_text,
 )
 from pi_tui.context.compaction.pins import MESSAGE_PIN_KIND, PIN_CUSTOM_TYPE, Pin, resolve_pins
-from pi_tui.session.context_rebuild import entry_message
-from pi_tui.session.entries import CustomEntry
-from pi_tui.session.store import SessionError, SessionStore
+from pi_tui.session_file.context_rebuild import entry_message
+from pi_tui.session_file.entries import CustomEntry
+from pi_tui.session_file.store import SessionError, SessionStore
 
 
 def message_pin_text(message: AgentMessage) -> str:

@@ -38,8 +38,8 @@ from pi_tui.context.compaction.preview import CompactionPreview
 from pi_tui.context.compaction.rebuilt_context import rebuild_context
 from pi_tui.context.path_items import CompactionInfo, PathItem
 from pi_tui.context.system_prompt import SystemPrompt
-from pi_tui.session.entries import CompactionEntry, CustomEntry
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CompactionEntry, CustomEntry
+from pi_tui.session_file.store import SessionStore
 
 BEFORE_KEY = "requestTokensBefore"
 AFTER_KEY = "requestTokensAfter"

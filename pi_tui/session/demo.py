@@ -16,7 +16,7 @@ from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.context.resources import load_resources
 from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
 from pi_tui.session.services import AgentSessionServices
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 DEMO_MODEL = ModelConfig(
     id="demo-model",

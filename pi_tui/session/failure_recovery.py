@@ -17,8 +17,8 @@ from pi_tui.ai.messages import AssistantMessage
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.models import resolve_model
 from pi_tui.context.resources import Resources
-from pi_tui.session.events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
 from pi_tui.session.retry_policy import retry_delay_ms, should_retry
+from pi_tui.session.session_events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
 
 RETRY_CANCELLED_TEXT = "Retry cancelled"
 

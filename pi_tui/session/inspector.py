@@ -28,9 +28,9 @@ from pi_tui.context.accounting.record import DEFAULT_CACHE, REQUEST_CUSTOM_TYPE,
 from pi_tui.context.accounting.record_log import RecordLog
 from pi_tui.context.path_items import PathItem
 from pi_tui.context.system_prompt import SystemPrompt
-from pi_tui.session.entries import CustomEntry, SessionEntry
 from pi_tui.session.path_view import path_item, path_items
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CustomEntry, SessionEntry
+from pi_tui.session_file.store import SessionStore
 
 DEFAULT_RECORDS = 10
 MAX_APPEND_WALK = 64

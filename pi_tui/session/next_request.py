@@ -19,7 +19,7 @@ from pi_tui.config.model_config import ModelConfig
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.auto_compaction import live_context
 from pi_tui.session.services import AgentSessionServices
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pi_tui.config.paths import shared_write_mode
 from pi_tui.session.session_setup import spill_dir_for
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 _warned: set[Path] = set()
 """Folders already warned about in this process: a warning per folder, not one per session opened."""

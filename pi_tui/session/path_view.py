@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pi_tui.context.path_items import CompactionInfo, ItemKind, PathItem
-from pi_tui.session.context_rebuild import entry_message
-from pi_tui.session.entries import (
+from pi_tui.session_file.context_rebuild import entry_message
+from pi_tui.session_file.entries import (
     BranchSummaryEntry,
     CompactionEntry,
     CustomEntry,

@@ -12,7 +12,7 @@ from typing import Literal, TypeAlias
 
 from pi_tui.agent.agent import Agent
 from pi_tui.ai.messages import AgentMessage, UserMessage
-from pi_tui.session.events import AnyEvent, QueueUpdateEvent
+from pi_tui.session.session_events import AnyEvent, QueueUpdateEvent
 from pi_tui.session.tree_navigation import content_text
 
 QueueKind: TypeAlias = Literal["steering", "follow_up"]

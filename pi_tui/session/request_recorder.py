@@ -37,7 +37,7 @@ from pi_tui.context.accounting.record import (
     record_entry_data,
 )
 from pi_tui.context.system_prompt import SystemPrompt
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 FULL_RECORD_EVERY = 16
 """A full record is written this often so a delta's base is never far back in the file."""

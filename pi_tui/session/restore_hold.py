@@ -18,10 +18,10 @@ from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.token_estimate import estimate_context_tokens
 from pi_tui.context.compaction.triggers import RestoreHoldState
 from pi_tui.session.compaction_ops import RESTORE_CUSTOM_TYPE
-from pi_tui.session.compaction_timeline import summarized_span
-from pi_tui.session.context_rebuild import build_session_context
-from pi_tui.session.entries import CompactionEntry, CustomEntry, MessageEntry
-from pi_tui.session.store import SessionStore
+from pi_tui.session.compaction_records import summarized_span
+from pi_tui.session_file.context_rebuild import build_session_context
+from pi_tui.session_file.entries import CompactionEntry, CustomEntry, MessageEntry
+from pi_tui.session_file.store import SessionStore
 
 
 @dataclass(frozen=True)

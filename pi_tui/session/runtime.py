@@ -33,14 +33,14 @@ from pi_tui.config.paths import (
     sessions_root,
 )
 from pi_tui.session.agent_session import AgentSession, SessionConfig, SessionListener
-from pi_tui.session.entries import CURRENT_SESSION_VERSION, MessageEntry, SessionHeader
-from pi_tui.session.forking import session_file_name
-from pi_tui.session.ids import iso_timestamp, uuid7
-from pi_tui.session.migrations import replace_file_atomically
 from pi_tui.session.services import AgentSessionServices, SessionChoice, SessionOpenError, open_session_store
-from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
-from pi_tui.session.store import SessionError, SessionStore
 from pi_tui.session.tree_navigation import NavigationResult, content_text
+from pi_tui.session_file.entries import CURRENT_SESSION_VERSION, MessageEntry, SessionHeader
+from pi_tui.session_file.forking import session_file_name
+from pi_tui.session_file.ids import iso_timestamp, uuid7
+from pi_tui.session_file.migrations import replace_file_atomically
+from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session_file.store import SessionError, SessionStore
 
 ReplaceReason: TypeAlias = Literal["new", "resume", "fork"]
 ServicesFactory: TypeAlias = Callable[[Path], AgentSessionServices]

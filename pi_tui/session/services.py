@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pi_tui.config.paths import pi_sessions_root, session_dir_for_cwd, sessions_root
 from pi_tui.context.resources import Resources, load_resources
-from pi_tui.session.session_arg import SessionArgError, resolve_session_arg
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session_file.store import SessionStore
 
 
 class SessionOpenError(Exception):

@@ -17,7 +17,7 @@ from pi_tui.ai.messages import ThinkingLevel
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.resources import Resources
 from pi_tui.context.system_prompt import SystemPrompt
-from pi_tui.session.events import (
+from pi_tui.session.session_events import (
     AnyEvent,
     ModelChangedEvent,
     SessionInfoChangedEvent,
@@ -25,7 +25,7 @@ from pi_tui.session.events import (
     ThinkingLevelChangedEvent,
 )
 from pi_tui.session.session_setup import available_thinking_levels, clamp_thinking, session_tools
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tools.registry import select_tools
 
 

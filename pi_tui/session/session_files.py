@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from pi_tui.session.session_setup import SPILL_FOLDER_NAME
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 TRASH_TIMEOUT_S = 30
 

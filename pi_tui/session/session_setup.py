@@ -19,9 +19,9 @@ from pi_tui.ai.messages import (
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import pi_tui_home
 from pi_tui.context.resources import Resources
-from pi_tui.session.ids import iso_to_ms
-from pi_tui.session.store import SessionStore
 from pi_tui.session.user_bash import UserBashOptions
+from pi_tui.session_file.ids import iso_to_ms
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tools.registry import ToolLimits, build_tools
 
 SPILL_FOLDER_NAME = "spill"

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import TextContent, UserBlock, UserMessage
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
-from pi_tui.session.branch_summary import collect_entries_for_branch_summary, summarize_branch
-from pi_tui.session.entries import BranchSummaryEntry, CustomMessageEntry, MessageEntry, SessionEntry
-from pi_tui.session.store import SessionError, SessionStore
+from pi_tui.session.branch_summary_run import collect_entries_for_branch_summary, summarize_branch
+from pi_tui.session_file.entries import BranchSummaryEntry, CustomMessageEntry, MessageEntry, SessionEntry
+from pi_tui.session_file.store import SessionError, SessionStore
 
 
 class TreeNavigationError(SessionError):

@@ -13,9 +13,9 @@ from typing import Protocol
 from pi_tui.agent.agent import Agent
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import BashExecutionMessage
-from pi_tui.session.events import AnyEvent, BashEndEvent, BashOutputEvent, BashStartEvent
-from pi_tui.session.store import SessionStore
+from pi_tui.session.session_events import AnyEvent, BashEndEvent, BashOutputEvent, BashStartEvent
 from pi_tui.session.user_bash import UserBashOptions, execute_user_bash
+from pi_tui.session_file.store import SessionStore
 
 BASH_BUSY_TEXT = "A shell command is already running. Cancel it first (Esc)."
 

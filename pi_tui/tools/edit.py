@@ -23,7 +23,7 @@ from pi_tui.tools.edit_diff import (
 )
 from pi_tui.tools.file_locks import file_mutation_lock
 from pi_tui.tools.params import ToolParams
-from pi_tui.tools.paths import error_code, resolve_to_cwd
+from pi_tui.tools.path_resolution import error_code, resolve_to_cwd
 
 
 class EditItem(ToolParams):

@@ -15,7 +15,7 @@ from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.file_walk import walk
 from pi_tui.tools.glob_match import GlobPatternError, glob_matcher
 from pi_tui.tools.params import ToolParams
-from pi_tui.tools.paths import resolve_to_cwd
+from pi_tui.tools.path_resolution import resolve_to_cwd
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 DEFAULT_LIMIT = 1000

@@ -12,7 +12,7 @@ from pydantic import Field
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.params import ToolParams
-from pi_tui.tools.paths import resolve_to_cwd
+from pi_tui.tools.path_resolution import resolve_to_cwd
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 DEFAULT_LIMIT = 500

@@ -22,7 +22,7 @@ from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import ImageContent, TextContent
 from pi_tui.tools.image_sniff import SNIFF_BYTES, sniff_image_mime
 from pi_tui.tools.params import ToolParams
-from pi_tui.tools.paths import node_error_message, resolve_read_path
+from pi_tui.tools.path_resolution import node_error_message, resolve_read_path
 from pi_tui.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,

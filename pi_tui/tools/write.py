@@ -19,7 +19,7 @@ from pi_tui.ai.abort import AbortSignal
 from pi_tui.tools.edit_diff import file_change_diff
 from pi_tui.tools.file_locks import file_mutation_lock
 from pi_tui.tools.params import ToolParams
-from pi_tui.tools.paths import node_error_message, resolve_to_cwd
+from pi_tui.tools.path_resolution import node_error_message, resolve_to_cwd
 
 MAX_DIFF_FILE_BYTES = 4 * 1024 * 1024
 """Files larger than this (before or after) get no diff: reading and diffing them would hold up the turn."""

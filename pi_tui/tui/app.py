@@ -19,8 +19,8 @@ from textual.widgets import Footer, Header, Static
 
 from pi_tui.config.settings_files import load_settings, save_global_settings
 from pi_tui.session.demo import Demo
-from pi_tui.session.listing import SessionSummary, list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
+from pi_tui.session_file.listing import SessionSummary, list_sources
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.session_preview_data import build_preview
 from pi_tui.tui.themed_app import ThemedApp

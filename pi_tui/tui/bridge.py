@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from pi_tui.session.events import AnyEvent
+from pi_tui.session.session_events import AnyEvent
 
 FRAME_SECONDS = 1 / 30
 

@@ -5,7 +5,7 @@ the footer shows (one count, so the two never disagree)."""
 from __future__ import annotations
 
 from pi_tui.session.stats import SessionStats
-from pi_tui.session.usage_totals import UsageTotals
+from pi_tui.session_file.usage_totals import UsageTotals
 
 
 def _count(number: int, noun: str) -> str:

@@ -15,7 +15,7 @@ from pi_tui.ai.messages import (
     UserMessage,
     user_text,
 )
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.widgets.session_preview import SessionPreviewData, TranscriptLine
 
 

@@ -20,16 +20,16 @@ from pi_tui.context.compaction.preview import CompactionPreview, PreviewItem, ro
 from pi_tui.context.compaction.summary_diff import SectionDiff
 from pi_tui.session.compaction_ops import preview_for_store
 from pi_tui.session.compaction_pins import active_pins
-from pi_tui.session.compaction_sizes import RequestPrefix, preview_size_text, size_text
-from pi_tui.session.compaction_timeline import (
+from pi_tui.session.compaction_records import (
     CompactionRecord,
     audit_compaction,
     diff_compaction,
     list_compactions,
 )
-from pi_tui.session.entries import CompactionEntry
+from pi_tui.session.compaction_sizes import RequestPrefix, preview_size_text, size_text
 from pi_tui.session.restore_hold import restore_hold
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.store import SessionStore
 
 ON_BRANCH_MARKER = "●"
 UNKNOWN_VALUE = "?"

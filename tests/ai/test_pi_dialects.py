@@ -21,7 +21,7 @@ from pi_tui.ai.responses_request import build_responses_request
 from pi_tui.ai.stream import LlmContext, StreamOptions
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import pi_tui_home
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from tests.interop.headless import run_main
 from tests.support.openai_server import OpenAIServer
 from tests.support.pi_dialects import (

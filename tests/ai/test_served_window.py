@@ -11,7 +11,7 @@ from pi_tui.config.model_config import DEFAULT_CONTEXT_WINDOW, WINDOW_ASSUMED
 from pi_tui.config.models import resolve_model
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from tests.support.openai_server import OpenAIServer, text_reply
 
 LLAMA_MODELS = {"data": [{"id": "m", "meta": {"n_ctx_train": 131072, "n_ctx": 65536}}]}

@@ -19,7 +19,7 @@ from pi_tui.ai.messages import (
     UserMessage,
 )
 from pi_tui.session.session_setup import spill_dir_for
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '<img src=x onerror="alert(2)">'

@@ -11,7 +11,7 @@ import pytest
 
 from pi_tui.export.exporter import ExportError, export_session
 from pi_tui.export.html_export import HtmlOptions, render_html
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 from .hostile_session import EVIL, IMG, PNG, SCRIPT, Page, hostile_session
 

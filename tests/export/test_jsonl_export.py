@@ -7,8 +7,8 @@ from pathlib import Path
 from pi_tui.ai.messages import UserMessage
 from pi_tui.export.exporter import export_session
 from pi_tui.export.jsonl_export import render_jsonl
-from pi_tui.session.loader import read_session_file
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.loader import read_session_file
+from pi_tui.session_file.store import SessionStore
 from tests.support.session_files import read_objects
 
 from .hostile_session import hostile_session

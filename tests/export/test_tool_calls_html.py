@@ -13,7 +13,7 @@ from pi_tui.agent.tool import ToolResult
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from pi_tui.export.html_export import render_html
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tools.edit import EditParams, EditTool
 from pi_tui.tools.write import WriteParams, WriteTool
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pi_tui.cli import main
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
 
 PROMPT = "Please carry on from here."

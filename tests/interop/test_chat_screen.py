@@ -11,7 +11,7 @@ from pi_tui.config.settings import Settings
 from pi_tui.context.resources import load_resources
 from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
 from pi_tui.session.services import AgentSessionServices
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.widgets.conversation import ConversationView

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from pi_tui.config.paths import cwd_folder_name
-from pi_tui.session.entries import entry_line
-from pi_tui.session.loader import read_session_file
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import entry_line
+from pi_tui.session_file.loader import read_session_file
+from pi_tui.session_file.store import SessionStore
 from tests.interop.headless import ANSWER, PROMPT, endpoint, run_main, wire_text
 from tests.interop.pi_reference import pi_context, pi_labels, read_entries
 from tests.interop.pi_schema import check_appended, check_session_lines

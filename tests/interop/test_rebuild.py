@@ -6,8 +6,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from pi_tui.session.context_rebuild import build_session_context
-from pi_tui.session.entries import parse_entry
+from pi_tui.session_file.context_rebuild import build_session_context
+from pi_tui.session_file.entries import parse_entry
 from tests.interop.conftest import FIXTURE_NAMES
 from tests.interop.pi_reference import pi_context, read_entries
 from tests.interop.test_handmade_entries import build

@@ -15,8 +15,8 @@ from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
 from pi_tui.cli import main
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.compaction.summary_call import SummaryModel
-from pi_tui.session.store import SessionStore
 from pi_tui.session.tree_navigation import SummaryRequest, navigate_tree
+from pi_tui.session_file.store import SessionStore
 from tests.interop.headless import ANSWER, PROMPT, context_json, endpoint, run_main
 from tests.interop.pi_reference import pi_context, pi_labels, read_entries
 from tests.interop.pi_schema import check_appended, check_session_lines

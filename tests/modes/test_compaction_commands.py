@@ -19,9 +19,9 @@ from pi_tui.context.accounting.record import messages_size
 from pi_tui.context.compaction.inline_prompts import STOP_PREAMBLE
 from pi_tui.context.compaction.preview import CompactionPreview, PreviewItem
 from pi_tui.modes.compaction_commands import print_preview
-from pi_tui.session.branch_model import branch_model
-from pi_tui.session.entries import CompactionEntry, CustomEntry
-from pi_tui.session.store import SessionStore
+from pi_tui.session.branch_run_model import branch_model
+from pi_tui.session_file.entries import CompactionEntry, CustomEntry
+from pi_tui.session_file.store import SessionStore
 from tests.context.compaction.session_support import long_session
 from tests.support.openai_server import OpenAIServer, text_reply
 

@@ -18,7 +18,7 @@ from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import cwd_folder_name
 from pi_tui.context.accounting.record import REQUEST_CUSTOM_TYPE, build_request_record, record_entry_data
 from pi_tui.modes.context_command import run_context_command
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from tests.support.big_session import write_one_big_result
 from tests.support.encode_spy import EncodeSpy
 from tests.support.openai_server import OpenAIServer

@@ -15,7 +15,7 @@ import pytest
 from pi_tui.ai.messages import AssistantMessage, TextContent, UserMessage
 from pi_tui.cli import build_parser
 from pi_tui.modes.export_command import run_export_command
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 
 def copy_fixture(pi_fixtures: Path, tmp_path: Path, name: str = "c-auto-compaction") -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pi_tui.ai.messages import UserMessage
 from pi_tui.modes.headless_notices import wait_text
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from tests.modes.test_print_mode import run_cli, session_files
 from tests.session.test_overflow_beyond_compaction import (
     LONG_PROMPT,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pi_tui.ai.messages import AssistantMessage, UserMessage
-from pi_tui.session.entries import MessageEntry
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import MessageEntry
+from pi_tui.session_file.store import SessionStore
 from tests.support.cli_process import configure_model, run_pi_tui
 from tests.support.openai_server import OpenAIServer, text_reply
 from tests.support.session_files import assistant, header, user

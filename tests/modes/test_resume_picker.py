@@ -14,7 +14,7 @@ from pi_tui.ai.messages import AssistantMessage, TextContent, UserMessage
 from pi_tui.config.api_key_option import API_KEY_VISIBLE_WARNING
 from pi_tui.config.paths import cwd_folder_name, pi_sessions_root
 from pi_tui.modes.resume_picker import NO_CHOICE, NO_SESSIONS, PickerError, parse_choice, pick_session
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from tests.modes.test_print_mode import endpoint, run_cli, session_files, text_of
 from tests.support.openai_server import OpenAIServer, text_reply
 

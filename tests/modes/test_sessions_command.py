@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pi_tui.ai.messages import AssistantMessage, TextContent, UserMessage
 from pi_tui.config.paths import cwd_folder_name
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 
 def run_sessions(*args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess[str]:

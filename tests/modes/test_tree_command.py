@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pi_tui.session.entries import LabelEntry
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import LabelEntry
+from pi_tui.session_file.store import SessionStore
 
 LINE = re.compile(r"^([0-9a-f]{8})  ( *)(├ )?([●• ]) (.*)$")
 

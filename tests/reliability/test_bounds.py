@@ -24,11 +24,11 @@ from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
-from pi_tui.session.entries import MessageEntry
-from pi_tui.session.loader import read_session_file
 from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
 from pi_tui.session.services import AgentSessionServices
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import MessageEntry
+from pi_tui.session_file.loader import read_session_file
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tools.bash import BashParams, BashTool
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES
 from pi_tui.tui.app import PiTuiApp

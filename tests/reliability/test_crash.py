@@ -26,9 +26,9 @@ import pytest
 
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
 from pi_tui.context.compaction.inline_prompts import TURN_CONTEXT_DIVIDER
-from pi_tui.session.entries import CompactionEntry
-from pi_tui.session.loader import LoadedSession, load_session_text, read_session_file
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.loader import LoadedSession, load_session_text, read_session_file
+from pi_tui.session_file.store import SessionStore
 from tests.support import crash_driver
 
 FULL = os.environ.get("RELIABILITY_FULL") == "1"

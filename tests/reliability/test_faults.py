@@ -21,15 +21,15 @@ import pytest
 from pi_tui import cli
 from pi_tui.ai.messages import ToolResultMessage
 from pi_tui.config.paths import session_dir_for_cwd
-from pi_tui.session.entries import CompactionEntry, ModelChangeEntry
-from pi_tui.session.events import (
+from pi_tui.session.session_events import (
     AutoRetryEndEvent,
     AutoRetryStartEvent,
     CompactionEndEvent,
     CompactionStartEvent,
     ModelFallbackEvent,
 )
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CompactionEntry, ModelChangeEntry
+from pi_tui.session_file.store import SessionStore
 from tests.reliability.fault_fixtures import (
     FAST_RETRY,
     FaultRig,

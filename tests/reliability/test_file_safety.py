@@ -13,8 +13,8 @@ import stat
 from pathlib import Path
 
 from pi_tui.ai.messages import ToolResultMessage
-from pi_tui.session.entries import MessageEntry
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import MessageEntry
+from pi_tui.session_file.store import SessionStore
 from tests.support.cli_process import configure_model, run_pi_tui
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
 from tests.support.session_files import HEADER_ID, assistant, header, user, write_jsonl

@@ -30,8 +30,8 @@ from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.models import load_registry, resolve_model
 from pi_tui.config.settings import Settings
 from pi_tui.config.settings_files import load_settings, project_settings_path, read_settings_file
-from pi_tui.session.loader import read_session_file
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.loader import read_session_file
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tools.output_pipeline import OutputPipeline
 from tests.support.fuzz_strategies import (
     chunk_dicts,

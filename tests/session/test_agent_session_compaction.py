@@ -12,9 +12,9 @@ from pi_tui.context.accounting.record import REQUEST_CUSTOM_TYPE, parse_request_
 from pi_tui.context.compaction.triggers import OVERFLOW_RECOVERY_FAILED
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
-from pi_tui.session.entries import CompactionEntry, CustomEntry
-from pi_tui.session.events import AnyEvent, CompactionEndEvent, CompactionStartEvent
-from pi_tui.session.store import SessionStore
+from pi_tui.session.session_events import AnyEvent, CompactionEndEvent, CompactionStartEvent
+from pi_tui.session_file.entries import CompactionEntry, CustomEntry
+from pi_tui.session_file.store import SessionStore
 
 MODEL = ModelConfig(id="m", provider="scripted", context_window=4000)
 SMALL = CompactionSettings(reserve_tokens=1000, keep_recent_tokens=150)

@@ -11,8 +11,7 @@ from pi_tui.config.models import resolve_model
 from pi_tui.config.settings import Settings
 from pi_tui.context.resources import Resources, load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
-from pi_tui.session.entries import ModelChangeEntry, SessionInfoEntry, ThinkingLevelChangeEntry
-from pi_tui.session.events import (
+from pi_tui.session.session_events import (
     AnyEvent,
     ModelChangedEvent,
     QueueUpdateEvent,
@@ -20,7 +19,8 @@ from pi_tui.session.events import (
     SystemPromptChangedEvent,
     ThinkingLevelChangedEvent,
 )
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import ModelChangeEntry, SessionInfoEntry, ThinkingLevelChangeEntry
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tools.bash import BashTool
 from tests.support.cli_process import write_local_models
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage

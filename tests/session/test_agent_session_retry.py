@@ -15,8 +15,8 @@ from pi_tui.config.models import resolve_model
 from pi_tui.config.settings import RetrySettings, Settings
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
-from pi_tui.session.events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
-from pi_tui.session.store import SessionStore
+from pi_tui.session.session_events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
+from pi_tui.session_file.store import SessionStore
 from tests.support.openai_server import ErrorReply, OpenAIServer, text_reply
 
 FAST = RetrySettings(base_delay_ms=10, max_delay_ms=200, max_retries=3)

@@ -24,7 +24,7 @@ from pi_tui.session.approval import (
     user_denied_text,
 )
 from pi_tui.session.services import SessionChoice
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 MODEL = ModelConfig(id="scripted-model", provider="scripted", context_window=32_000, reasoning=False)
 

@@ -8,7 +8,7 @@ from pi_tui.ai.openai_provider import stream_openai
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.compaction.prompts import SUMMARIZATION_PROMPT, SUMMARIZATION_SYSTEM_PROMPT
 from pi_tui.session.compaction_ops import compact_store
-from pi_tui.session.entries import CompactionEntry
+from pi_tui.session_file.entries import CompactionEntry
 from tests.context.compaction.session_support import SMALL, long_session, user
 from tests.support.openai_server import ErrorReply, OpenAIServer, text_reply
 

@@ -22,9 +22,9 @@ from pi_tui.session.compaction_ops import (
     restore_before,
 )
 from pi_tui.session.compaction_pins import active_pins, pin_message, pin_text, unpin
-from pi_tui.session.entries import CompactionEntry, CustomEntry, MessageEntry, parse_entry
-from pi_tui.session.ids import iso_to_ms
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CompactionEntry, CustomEntry, MessageEntry, parse_entry
+from pi_tui.session_file.ids import iso_to_ms
+from pi_tui.session_file.store import SessionStore
 from tests.context.compaction.session_support import MODEL, SMALL, long_session, user
 
 

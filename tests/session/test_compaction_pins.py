@@ -9,8 +9,8 @@ import pytest
 from pi_tui.ai.messages import BashExecutionMessage
 from pi_tui.context.compaction.pins import PIN_CUSTOM_TYPE, Pin
 from pi_tui.session.compaction_pins import active_pins, message_pin_text, pin_message, pin_text, unpin
-from pi_tui.session.entries import CustomEntry
-from pi_tui.session.store import SessionError, SessionStore
+from pi_tui.session_file.entries import CustomEntry
+from pi_tui.session_file.store import SessionError, SessionStore
 from tests.context.compaction.session_support import long_session, reply, user
 
 

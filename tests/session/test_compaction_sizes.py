@@ -13,10 +13,10 @@ from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.context.accounting.calibration import prefix_tokens, reported_prompt
 from pi_tui.context.accounting.record import RequestRecord, messages_size, prefix_size
 from pi_tui.session.agent_session import AgentSession
+from pi_tui.session.compaction_records import list_compactions
 from pi_tui.session.compaction_sizes import RequestRecords, ShownSize, request_prefix
-from pi_tui.session.compaction_timeline import list_compactions
-from pi_tui.session.entries import CompactionEntry
-from pi_tui.session.events import AnyEvent, CompactionEndEvent
+from pi_tui.session.session_events import AnyEvent, CompactionEndEvent
+from pi_tui.session_file.entries import CompactionEntry
 from tests.session.test_agent_session_retry import make_session, write_models
 from tests.support.openai_server import ErrorReply, OpenAIServer, text_reply
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pi_tui.config.models import resolve_model
-from pi_tui.session.events import AnyEvent
 from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
-from pi_tui.session.store import SessionStore
+from pi_tui.session.session_events import AnyEvent
+from pi_tui.session_file.store import SessionStore
 from tests.session.test_agent_session_controls import PLAIN, write_models
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply
 from tests.support.waiting import until

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_tui.session.demo import create_demo
-from pi_tui.session.entries import CompactionEntry, MessageEntry
-from pi_tui.session.events import AnyEvent
+from pi_tui.session.session_events import AnyEvent
+from pi_tui.session_file.entries import CompactionEntry, MessageEntry
 
 
 async def test_demo_script_runs_end_to_end(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pi_tui.context.resources import load_resources
 from pi_tui.modes.context_command import run_context_command
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.inspector import build_inspector_data
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from tests.support.cache_emulator import PromptCache
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
 from tests.support.pi_dialects import install_models

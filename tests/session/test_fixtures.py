@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pi_tui.session.context_rebuild import build_session_context
-from pi_tui.session.entries import entry_line
-from pi_tui.session.loader import read_session_file
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.context_rebuild import build_session_context
+from pi_tui.session_file.entries import entry_line
+from pi_tui.session_file.loader import read_session_file
+from pi_tui.session_file.store import SessionStore
 from tests.support.json_canon import canonical
 
 FIXTURE_NAMES = ["a-plain", "b-tools", "c-auto-compaction", "f-tree"]

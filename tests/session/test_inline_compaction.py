@@ -17,9 +17,9 @@ from pi_tui.context.compaction.summary_run import SummaryCallFacts
 from pi_tui.context.resources import load_resources
 from pi_tui.modes.compaction_commands import run_compactions_command
 from pi_tui.session.agent_session import AgentSession, SessionConfig
-from pi_tui.session.compaction_timeline import audit_compaction, diff_compaction
-from pi_tui.session.entries import CompactionEntry
-from pi_tui.session.store import SessionStore
+from pi_tui.session.compaction_records import audit_compaction, diff_compaction
+from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.timeline_view import detail_for
 from tests.interop.pi_reference import pi_context, read_entries
 from tests.support.cache_emulator import PromptCache

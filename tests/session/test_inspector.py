@@ -17,7 +17,7 @@ from pi_tui.context.accounting.record import (
 )
 from pi_tui.context.system_prompt import PromptSegment, SystemPrompt
 from pi_tui.session.inspector import InspectorCache, build_inspector_data, measure_prefix
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, usage
 
 MODEL = ModelConfig(id="m1", provider="p", context_window=10_000)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pi_tui.ai.messages import AssistantMessage, Cost, Usage
-from pi_tui.session.entries import MessageEntry, entry_line
-from pi_tui.session.loader import read_session_file
+from pi_tui.session_file.entries import MessageEntry, entry_line
+from pi_tui.session_file.loader import read_session_file
 from tests.support.big_session import write_big_session
 
 

@@ -12,8 +12,8 @@ from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.context.compaction.triggers import OVERFLOW_RECOVERY_FAILED
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
-from pi_tui.session.events import AnyEvent, CompactionEndEvent, CompactionStartEvent
-from pi_tui.session.store import SessionStore
+from pi_tui.session.session_events import AnyEvent, CompactionEndEvent, CompactionStartEvent
+from pi_tui.session_file.store import SessionStore
 from tests.support import faults
 from tests.support.cli_process import write_local_models
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, usage

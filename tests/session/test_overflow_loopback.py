@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
-from pi_tui.session.entries import CompactionEntry
-from pi_tui.session.events import AnyEvent, CompactionEndEvent
+from pi_tui.session.session_events import AnyEvent, CompactionEndEvent
+from pi_tui.session_file.entries import CompactionEntry
 from tests.session.test_agent_session_retry import make_session, write_models
 from tests.support.openai_server import ErrorReply, OpenAIServer, text_reply
 

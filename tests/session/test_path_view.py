@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_tui.session.path_view import path_items
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 
 def test_compaction_fixture_becomes_path_items(pi_fixtures: Path) -> None:

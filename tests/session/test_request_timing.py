@@ -14,7 +14,7 @@ from pi_tui.ai import provider_call
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.context.accounting.record import REQUEST_CUSTOM_TYPE, RequestRecord, parse_request_record
 from pi_tui.session.agent_session import AgentSession
-from pi_tui.session.entries import CustomEntry
+from pi_tui.session_file.entries import CustomEntry
 from tests.session.test_agent_session_retry import make_session, write_models
 from tests.support.openai_server import OpenAIServer, text_reply
 

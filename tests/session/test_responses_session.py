@@ -10,7 +10,12 @@ from typing import Any
 
 from pi_tui.config.models import resolve_model
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
-from pi_tui.session.events import AnyEvent, AutoRetryStartEvent, CompactionEndEvent, ModelFallbackEvent
+from pi_tui.session.session_events import (
+    AnyEvent,
+    AutoRetryStartEvent,
+    CompactionEndEvent,
+    ModelFallbackEvent,
+)
 from tests.session.test_agent_session_retry import make_session
 from tests.support.openai_server import ErrorReply, OpenAIServer, StreamReply, text_reply
 from tests.support.responses_stream import (

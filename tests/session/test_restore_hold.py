@@ -12,9 +12,9 @@ from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.context.compaction.triggers import RestoreHoldState, check_compaction, typical_turn_tokens
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
-from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.restore_hold import restore_cost, restore_hold
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.store import SessionStore
 from tests.session.test_agent_session_retry import write_models
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, usage
 

@@ -11,7 +11,6 @@ import pytest
 
 from pi_tui.config.models import resolve_model
 from pi_tui.session.agent_session import AgentSession
-from pi_tui.session.entries import LabelEntry, MessageEntry
 from pi_tui.session.runtime import (
     NOTHING_TO_CLONE,
     AgentSessionRuntime,
@@ -21,7 +20,8 @@ from pi_tui.session.runtime import (
     open_store,
 )
 from pi_tui.session.services import SessionChoice, SessionOpenError
-from pi_tui.session.store import SessionError, SessionStore
+from pi_tui.session_file.entries import LabelEntry, MessageEntry
+from pi_tui.session_file.store import SessionError, SessionStore
 from tests.session.test_agent_session_controls import PLAIN, write_models
 from tests.support.openai_server import OpenAIServer, text_reply
 

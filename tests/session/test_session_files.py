@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from pi_tui.ai.messages import TextContent, UserMessage
-from pi_tui.session.listing import summarize_session_file
 from pi_tui.session.session_files import delete_session_file, rename_session_file, session_id_of
 from pi_tui.session.session_setup import spill_dir_for
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.listing import summarize_session_file
+from pi_tui.session_file.store import SessionStore
 from tests.interop.pi_schema import check_appended
 
 

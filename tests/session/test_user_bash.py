@@ -11,10 +11,10 @@ import pytest
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import BashExecutionMessage
-from pi_tui.session.events import AnyEvent, BashEndEvent, BashOutputEvent, BashStartEvent
-from pi_tui.session.store import SessionStore
+from pi_tui.session.session_events import AnyEvent, BashEndEvent, BashOutputEvent, BashStartEvent
 from pi_tui.session.user_bash import UserBashOptions, execute_user_bash
 from pi_tui.session.user_bash_runner import UserBashBusyError
+from pi_tui.session_file.store import SessionStore
 from tests.session.test_agent_session_controls import PLAIN, make_session, record, write_models
 from tests.support.openai_server import OpenAIServer, text_reply
 

@@ -32,9 +32,9 @@ from pi_tui.config.model_config import ModelConfig  # noqa: E402
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings  # noqa: E402
 from pi_tui.context.compaction.inline_prompts import STOP_PREAMBLE, TURN_CONTEXT_DIVIDER  # noqa: E402
 from pi_tui.context.resources import load_resources  # noqa: E402
-from pi_tui.session import store as store_module  # noqa: E402
 from pi_tui.session.agent_session import AgentSession, SessionConfig  # noqa: E402
-from pi_tui.session.store import SessionStore  # noqa: E402
+from pi_tui.session_file import store as store_module  # noqa: E402
+from pi_tui.session_file.store import SessionStore  # noqa: E402
 
 MODEL = ModelConfig(id="crash-model", provider="scripted", context_window=1_000_000)
 SETTINGS = Settings(

@@ -5,7 +5,7 @@ import os
 import unicodedata
 from pathlib import Path
 
-from pi_tui.tools.paths import expand_path, node_error_message, resolve_read_path, resolve_to_cwd
+from pi_tui.tools.path_resolution import expand_path, node_error_message, resolve_read_path, resolve_to_cwd
 
 
 def test_expand_and_resolve() -> None:

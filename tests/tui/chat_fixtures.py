@@ -19,7 +19,7 @@ from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
 from pi_tui.session.services import AgentSessionServices
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.app import PiTuiApp
 from tests.support.openai_server import OpenAIServer
 

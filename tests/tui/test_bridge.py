@@ -12,7 +12,7 @@ from pi_tui.agent.events import (
 from pi_tui.agent.tool import ToolResult
 from pi_tui.ai.messages import AssistantMessage, BashExecutionMessage, TextContent
 from pi_tui.ai.stream import StreamEvent
-from pi_tui.session.events import BashEndEvent, BashOutputEvent
+from pi_tui.session.session_events import BashEndEvent, BashOutputEvent
 from pi_tui.tui.bridge import coalesce
 
 

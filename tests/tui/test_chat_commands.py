@@ -10,7 +10,7 @@ from textual.command import CommandList
 from textual.widgets import DataTable, Input, Label, OptionList
 
 from pi_tui.ai.scripted import ScriptedReply
-from pi_tui.session.entries import CompactionEntry
+from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, KeysDialog, TextDialog
 from pi_tui.tui.screens.tree_dialog import TreeDialog
@@ -141,7 +141,7 @@ async def test_tree_moves_back_to_an_earlier_message(tmp_path: Path) -> None:
 
 
 async def test_tree_filters_and_labels_like_pi(tmp_path: Path) -> None:
-    from pi_tui.session.store import SessionStore
+    from pi_tui.session_file.store import SessionStore
 
     app, session, _ = make_chat_app(tmp_path, [ScriptedReply(text="one"), ScriptedReply(text="two")])
     async with app.run_test(size=SIZE) as pilot:

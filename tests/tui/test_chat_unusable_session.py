@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.session.open_checks import continue_refusal
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea

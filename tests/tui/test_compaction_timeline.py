@@ -18,7 +18,7 @@ from textual.widgets import DataTable, ListView, Markdown, Static, TabbedContent
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.session.compaction_ops import restore_before
 from pi_tui.session.compaction_pins import pin_text
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.screens.recompact_dialog import RecompactDialog
 from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.timeline_view import (

@@ -24,7 +24,7 @@ from pi_tui.context.resources import load_resources
 from pi_tui.context.system_prompt import PromptSegment, SystemPrompt
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.inspector import InspectorCache, InspectorData, build_inspector_data, measure_prefix
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.inspector_view import (
     SegmentTexts,
     cap_text,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from tests.support.session_files import assistant, header, user, write_jsonl

@@ -9,8 +9,8 @@ from textual.widgets import Static
 
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.config.settings import CompactionSettings, Settings
-from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.restore_hold import restore_hold
+from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.tui.screens.dialogs import ChoiceDialog
 from pi_tui.tui.timeline_view import PAUSED_AFTER_RESTORE
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline

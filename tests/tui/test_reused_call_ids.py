@@ -8,7 +8,7 @@ from pathlib import Path
 from pi_tui.ai.call_pairing import CallPairing, results_by_key
 from pi_tui.ai.messages import AgentMessage, AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
-from pi_tui.session.entries import MessageEntry
+from pi_tui.session_file.entries import MessageEntry
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.tool_calls import ToolCallLog
 from pi_tui.tui.widgets.conversation import ConversationView

@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input
 
 from pi_tui.config.paths import cwd_folder_name
-from pi_tui.session.listing import list_sources
+from pi_tui.session_file.listing import list_sources
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.screens.dialogs import ChoiceDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker

@@ -14,7 +14,7 @@ from pi_tui.config.settings import RetrySettings, Settings
 from pi_tui.context.resources import load_resources
 from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions
 from pi_tui.session.services import AgentSessionServices
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens.dialogs import ChoiceDialog
 from pi_tui.tui.screens.tree_dialog import TreeDialog

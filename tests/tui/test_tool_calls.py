@@ -14,8 +14,8 @@ from pi_tui.agent.tool import ToolResult
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.call_pairing import call_key
 from pi_tui.ai.messages import AssistantMessage, StopReason, TextContent, ToolCall, ToolResultMessage
-from pi_tui.session.entries import MessageEntry
-from pi_tui.session.loader import read_session_file
+from pi_tui.session_file.entries import MessageEntry
+from pi_tui.session_file.loader import read_session_file
 from pi_tui.tools.bash import BashParams, BashTool
 from pi_tui.tui.spill_reader import SpillReader
 from pi_tui.tui.tool_calls import LineRange, ToolCallLog, split_notice, summarize_args

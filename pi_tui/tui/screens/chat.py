@@ -25,12 +25,12 @@ from pi_tui.config.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.approval import ApprovalAnswer
-from pi_tui.session.diagnostics import diagnostic_lines
 from pi_tui.session.open_checks import continue_refusal, folder_warnings
 from pi_tui.session.path_view import path_items
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
-from pi_tui.session.store import SessionReadOnlyError
-from pi_tui.session.usage_totals import usage_totals
+from pi_tui.session_file.diagnostics import diagnostic_lines
+from pi_tui.session_file.store import SessionReadOnlyError
+from pi_tui.session_file.usage_totals import usage_totals
 from pi_tui.tui.bridge import FRAME_SECONDS, EventBridge, SessionEvents
 from pi_tui.tui.command_provider import SlashCommandProvider
 from pi_tui.tui.completion_tokens import ResourceCompleter
@@ -281,7 +281,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         if kinds & FOOTER_REFRESH_EVENTS:
             self.refresh_footer()
         self.queue_events(message.events)
-        self.side_events(message.events)
+        self.forward_to_side_panes(message.events)
 
     @property
     def context_tokens(self) -> int | None:

@@ -19,10 +19,10 @@ from pi_tui.config.models import load_registry, resolve_model
 from pi_tui.context.compaction.preview import CompactionPreview, rows_text
 from pi_tui.session.compaction_ops import preview_for_store
 from pi_tui.session.compaction_sizes import estimated, preview_size_text, request_prefix, size_text
-from pi_tui.session.listing import list_sources
 from pi_tui.session.runtime import AgentSessionRuntime
-from pi_tui.session.tree_listing import set_label, tree_lines
-from pi_tui.session.usage_totals import usage_totals
+from pi_tui.session_file.listing import list_sources
+from pi_tui.session_file.tree_listing import set_label, tree_lines
+from pi_tui.session_file.usage_totals import usage_totals
 from pi_tui.tui.key_help import help_sections
 from pi_tui.tui.request_view import request_markdown
 from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, KeysDialog, TextDialog
@@ -40,7 +40,7 @@ from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 if TYPE_CHECKING:
     from pi_tui.session.agent_session import AgentSession
 
-NO_SUMMARY, SUMMARISE, SUMMARISE_WITH = "none", "summarise", "custom"
+NO_SUMMARY, SUMMARISE, SUMMARISE_WITH_PROMPT = "none", "summarise", "custom"
 
 
 class ChatCommands(Screen[None]):
@@ -175,7 +175,7 @@ class ChatCommands(Screen[None]):
         choices = [
             (NO_SUMMARY, "No summary"),
             (SUMMARISE, "Summarise"),
-            (SUMMARISE_WITH, "Summarise with custom prompt"),
+            (SUMMARISE_WITH_PROMPT, "Summarise with custom prompt"),
         ]
 
         def with_instructions(text: str | None) -> None:
@@ -183,7 +183,7 @@ class ChatCommands(Screen[None]):
                 self._start(self._navigate(entry_id, SUMMARISE, text))
 
         def chosen(answer: str | None) -> None:
-            if answer == SUMMARISE_WITH:
+            if answer == SUMMARISE_WITH_PROMPT:
                 self.app.push_screen(
                     TextDialog("Instructions for the branch summary"), callback=with_instructions
                 )

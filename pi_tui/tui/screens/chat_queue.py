@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.screen import Screen
 
-from pi_tui.session.events import AnyEvent, QueueUpdateEvent
 from pi_tui.session.queued_texts import QueueKind
+from pi_tui.session.session_events import AnyEvent, QueueUpdateEvent
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.queued_messages import KIND_LABELS, QueuedMessages, one_line
 

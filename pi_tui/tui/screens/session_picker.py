@@ -18,9 +18,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label
 
-from pi_tui.session.listing import SessionSummary
 from pi_tui.session.session_files import delete_session_file, rename_session_file
-from pi_tui.session.store import SessionError
+from pi_tui.session_file.listing import SessionSummary
+from pi_tui.session_file.store import SessionError
 from pi_tui.tui.screens.dialogs import ChoiceDialog, TextDialog
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
 from pi_tui.tui.worker_results import deliver

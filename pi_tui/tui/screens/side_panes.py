@@ -27,11 +27,11 @@ from pi_tui.agent.events import (
 from pi_tui.context.compaction.pins import Pin
 from pi_tui.session.compaction_pins import pin_text, unpin
 from pi_tui.session.compaction_sizes import request_prefix
-from pi_tui.session.entries import MessageEntry
-from pi_tui.session.events import AnyEvent
 from pi_tui.session.inspector import InspectorCache, build_inspector_data
 from pi_tui.session.restore_hold import restore_cost
-from pi_tui.session.store import SessionStore
+from pi_tui.session.session_events import AnyEvent
+from pi_tui.session_file.entries import MessageEntry
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.inspector_view import ledger_zones, segment_texts
 from pi_tui.tui.screens.dialogs import ChoiceDialog
 from pi_tui.tui.screens.pane_focus import PaneFocus
@@ -92,7 +92,7 @@ class SidePanes(PaneFocus, Screen[None]):
         self._refresh_inspector()
         self._refresh_timeline()
 
-    def side_events(self, events: Sequence[AnyEvent]) -> None:
+    def forward_to_side_panes(self, events: Sequence[AnyEvent]) -> None:
         viewer = self.query_one(ToolOutputViewer)
         changed = False
         for event in events:

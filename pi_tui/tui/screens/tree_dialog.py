@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from pi_tui.session.tree_listing import TreeFilter, TreeLine, next_filter, tree_line_text
+from pi_tui.session_file.tree_listing import TreeFilter, TreeLine, next_filter, tree_line_text
 from pi_tui.tui.screens.dialogs import DIALOG_CSS, TextDialog
 
 TITLE = "Session tree (● you are here)"

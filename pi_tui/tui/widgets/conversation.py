@@ -33,7 +33,7 @@ from pi_tui.ai.messages import (
     user_text,
 )
 from pi_tui.session.compaction_sizes import estimated, size_text
-from pi_tui.session.events import (
+from pi_tui.session.session_events import (
     AnyEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,

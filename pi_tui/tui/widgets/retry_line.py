@@ -9,7 +9,7 @@ from collections.abc import Callable
 from textual.timer import Timer
 from textual.widget import Widget
 
-from pi_tui.session.events import AutoRetryEndEvent, AutoRetryStartEvent
+from pi_tui.session.session_events import AutoRetryEndEvent, AutoRetryStartEvent
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 
 TICK_SECONDS = 0.25

@@ -18,7 +18,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from pi_tui.session.listing import SessionSummary
+from pi_tui.session_file.listing import SessionSummary
 
 SortMode = Literal["modified", "created", "name", "messages"]
 SORT_MODES: tuple[SortMode, ...] = ("modified", "created", "name", "messages")

@@ -7,7 +7,7 @@ from pathlib import Path
 from pi_tui.ai.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.store import SessionStore
 
 MODEL = ModelConfig(id="sum-model", provider="test")
 SMALL = CompactionSettings(keep_recent_tokens=300, reserve_tokens=2000)

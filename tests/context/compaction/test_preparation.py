@@ -21,9 +21,9 @@ from pi_tui.context.compaction.preparation import (
 )
 from pi_tui.context.compaction.token_estimate import should_compact
 from pi_tui.context.path_items import PathItem
-from pi_tui.session.entries import CompactionEntry
 from pi_tui.session.path_view import path_items
-from pi_tui.session.store import SessionStore
+from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.store import SessionStore
 from tests.context.compaction.items import (
     assistant,
     compaction,

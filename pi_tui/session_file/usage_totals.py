@@ -1,0 +1,40 @@
+"""Token and cost totals over every assistant reply in a session file (pi's footer, §11.2).
+
+All branches and the history before compactions count: the footer shows what the session has cost,
+not what the current context holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pi_tui.ai.messages import AssistantMessage
+from pi_tui.session_file.entries import MessageEntry, SessionEntry
+
+
+@dataclass(frozen=True)
+class UsageTotals:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+    def plus(self, message: AssistantMessage) -> UsageTotals:
+        usage = message.usage
+        return UsageTotals(
+            self.input + usage.input,
+            self.output + usage.output,
+            self.cache_read + usage.cache_read,
+            self.cache_write + usage.cache_write,
+            self.cost + usage.cost.total,
+        )
+
+
+def usage_totals(entries: Iterable[SessionEntry]) -> UsageTotals:
+    totals = UsageTotals()
+    for entry in entries:
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+            totals = totals.plus(entry.message)
+    return totals
