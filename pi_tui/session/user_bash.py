@@ -8,8 +8,6 @@ outcome is a `bashExecution` message; recording it (now, or after the running tu
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -19,10 +17,10 @@ from pi_tui.agent.maybe_await import maybe_await
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import BashExecutionMessage
 from pi_tui.tools.output_pipeline import OutputPipeline
+from pi_tui.tools.output_ticker import OutputTicker
 from pi_tui.tools.shell_run import BACKGROUND_STOPPED, ShellStartError, resolve_shell, run_shell
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
-OUTPUT_INTERVAL_SECONDS = 0.1
 """Streamed previews are coalesced to at most ten per second (HOUSE rule 11)."""
 
 OutputCallback = Callable[[str], Awaitable[None] | None]
@@ -106,31 +104,24 @@ def _now_ms() -> int:
 
 
 class _Previews:
-    """Sends the current tail preview to `on_output` whenever output arrived, at most every 100 ms."""
+    """Sends the current tail preview to `on_output` whenever output arrived, at most ten times a second."""
 
     def __init__(self, pipeline: OutputPipeline, on_output: OutputCallback | None) -> None:
         self._pipeline = pipeline
         self._on_output = on_output
-        self._dirty = False
-        self._task = asyncio.create_task(self._loop()) if on_output is not None else None
+        self._ticker = OutputTicker(self._send_current)
+        if on_output is not None:
+            self._ticker.start()
 
     def mark_dirty(self) -> None:
-        self._dirty = True
+        self._ticker.mark_dirty()
 
     async def emit(self, text: str) -> None:
         if self._on_output is not None:
             await maybe_await(self._on_output(text))
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._ticker.stop()
 
-    async def _loop(self) -> None:
-        while True:
-            await asyncio.sleep(OUTPUT_INTERVAL_SECONDS)
-            if self._dirty:
-                self._dirty = False
-                await self.emit(self._pipeline.snapshot(persist_if_truncated=False).content)
+    async def _send_current(self) -> None:
+        await self.emit(self._pipeline.snapshot(persist_if_truncated=False).content)

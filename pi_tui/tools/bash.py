@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import inspect
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
 
+from pi_tui.agent.maybe_await import maybe_await
 from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.js_json import js_number
 from pi_tui.ai.messages import TextContent
 from pi_tui.tools.output_pipeline import OutputPipeline
+from pi_tui.tools.output_ticker import OutputTicker
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.shell_run import BACKGROUND_STOPPED, ShellStartError, resolve_shell, run_shell
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
-
-UPDATE_INTERVAL_SECONDS = 0.1  # at most 10 streaming updates per second
 
 
 class BashParams(ToolParams):
@@ -114,40 +111,31 @@ def _with_status(text: str, status: str) -> str:
 
 
 class _ThrottledUpdates:
-    """Streams the tail snapshot through `on_update`, at most once per UPDATE_INTERVAL_SECONDS."""
+    """Streams the tail snapshot through `on_update`, at most ten times a second."""
 
     def __init__(self, pipeline: OutputPipeline, on_update: UpdateCallback | None) -> None:
         self._pipeline = pipeline
         self._on_update = on_update
-        self._dirty = False
-        self._task: asyncio.Task[None] | None = None
+        self._ticker = OutputTicker(self._send_current)
 
     def mark_dirty(self) -> None:
-        self._dirty = True
+        self._ticker.mark_dirty()
 
     async def emit_initial(self) -> None:
         if self._on_update is None:
             return
         await self._send(ToolResult(content=[], details=None))
-        self._task = asyncio.create_task(self._loop())
+        self._ticker.start()
 
     async def emit_final(self) -> None:
         if self._on_update is not None:
             await self._send(self._current())
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._ticker.stop()
 
-    async def _loop(self) -> None:
-        while True:
-            await asyncio.sleep(UPDATE_INTERVAL_SECONDS)
-            if self._dirty:
-                self._dirty = False
-                await self._send(self._current())
+    async def _send_current(self) -> None:
+        await self._send(self._current())
 
     def _current(self) -> ToolResult:
         snapshot = self._pipeline.snapshot()
@@ -160,8 +148,4 @@ class _ThrottledUpdates:
 
     async def _send(self, result: ToolResult) -> None:
         assert self._on_update is not None
-        outcome = self._on_update(result)
-        if inspect.isawaitable(outcome):
-            # `stop` cancels the loop, maybe in the middle of this wait: the delivery itself must go on.
-            # The agent awaits every update it handed out, and one cancelled under it ended the run.
-            await asyncio.shield(outcome)
+        await maybe_await(self._on_update(result))

@@ -17,6 +17,7 @@ from pi_tui.session.user_bash_runner import UserBashBusyError
 from pi_tui.session_file.store import SessionStore
 from tests.session.test_agent_session_controls import PLAIN, make_session, record, write_models
 from tests.support.openai_server import OpenAIServer, text_reply
+from tests.support.waiting import until
 
 
 async def test_output_is_sanitised_and_the_exit_code_kept(tmp_path: Path) -> None:
@@ -36,6 +37,30 @@ async def test_large_output_is_tail_truncated_and_spilled_in_full(tmp_path: Path
     assert message.full_output_path is not None and Path(message.full_output_path).parent == spill
     assert Path(message.full_output_path).read_text() == "".join(f"{n}\n" for n in range(1, 5001))
     assert oct(os.stat(message.full_output_path).st_mode & 0o777) == "0o600"
+
+
+async def test_a_preview_under_way_when_the_command_ends_is_finished(tmp_path: Path) -> None:
+    """The preview ticks stop when the command ends; a preview being shown at that moment is finished,
+    not cancelled half way (it used to be: the chat could keep a half-updated block)."""
+    release = asyncio.Event()
+    started: list[str] = []
+    finished: list[str] = []
+
+    async def slow_preview(text: str) -> None:
+        started.append(text)
+        if len(started) == 1:
+            (tmp_path / "go").touch()  # the command ends only once this preview is under way
+        else:
+            release.set()
+        await release.wait()
+        finished.append(text)
+
+    command = "echo one; while [ ! -e go ]; do sleep 0.01; done"
+    await asyncio.wait_for(
+        execute_user_bash(command, UserBashOptions(cwd=str(tmp_path)), on_output=slow_preview), timeout=10
+    )
+    await until(lambda: len(finished) == 2, what="both previews finished")
+    assert sorted(finished) == sorted(started) == ["one\n", "one\n"]
 
 
 async def test_cancel_kills_the_command(tmp_path: Path) -> None:
