@@ -43,6 +43,7 @@ from pi_tui.session.failure_recovery import FailureRecovery
 from pi_tui.session.open_checks import continue_refusal
 from pi_tui.session.queued_texts import QueuedTexts, QueueKind
 from pi_tui.session.request_recorder import RequestRecorder
+from pi_tui.session.result_keys import redact_keys_in_result
 from pi_tui.session.served_window_check import learn_served_window
 from pi_tui.session.session_controls import SessionControls
 from pi_tui.session.session_events import (
@@ -132,6 +133,7 @@ class AgentSession(SessionControls):
                 convert_to_llm=convert_to_llm,
                 get_api_key=self._get_api_key,
                 before_tool_call=self.approval.before_tool_call,
+                after_tool_call=redact_keys_in_result,
                 steering_mode=settings.steering_mode,
                 follow_up_mode=settings.follow_up_mode,
             ),

@@ -1,4 +1,4 @@
-"""The key never reaches a session through the bash tool (README: keys are never written).
+"""The key never reaches a session through a tool's output (README: keys are never written).
 
 `pi-tui -p` runs in a subprocess against the loopback server, with the key given each way pi-tui takes
 one; the model's bash call prints everything a command can find: `env`, pi-tui's own command line and
@@ -24,7 +24,7 @@ from tests.reliability.test_security import (
     run_cli,
     server,
 )
-from tests.support.openai_server import OpenAIServer, text_reply
+from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
 
 __all__ = ["server"]  # the loopback server fixture
 
@@ -82,3 +82,41 @@ async def test_bash_tool_output_holds_no_key_anywhere(
     assert REDACTED in tool_result_sent and "var=unset openai=unset" in tool_result_sent
     (spill,) = (session.parent / "spill").rglob("pi-bash-*")
     assert f"\n{REDACTED}\nend\n" in spill.read_text()  # the key file, printed in two writes
+
+
+def tool_call(name: str, arguments: dict[str, str]) -> StreamReply:
+    return StreamReply(
+        [
+            chunk(
+                tool_calls=[
+                    tool_call_delta(0, call_id=f"call_{name}", name=name, arguments=json.dumps(arguments))
+                ]
+            ),
+            chunk(finish_reason="tool_calls"),
+            chunk(no_choices=True, usage=usage(500, 20)),
+        ]
+    )
+
+
+@pytest.mark.parametrize("tool", ["read", "grep"])
+async def test_read_and_grep_results_hold_no_key(tool: str, server: OpenAIServer, tmp_path: Path) -> None:
+    """A `.env` read or searched by the model: the result sent and recorded says `[redacted]`."""
+    root = make_root(tmp_path)
+    secrets = tmp_path / "secrets"  # outside the root, which must hold no key
+    secrets.mkdir()
+    (secrets / ".env").write_text(f"DEBUG=1\nSERVICE_TOKEN={KEY}\n")
+    arguments = (
+        {"path": str(secrets / ".env")} if tool == "read" else {"pattern": "TOKEN", "path": str(secrets)}
+    )
+    server.enqueue(tool_call(tool, arguments), text_reply("seen"))
+    (secrets / "key").write_text(f"{KEY}\n")
+    args = ["-p", "--model", "m", "--base-url", server.base_url, "--api-key-file", str(secrets / "key")]
+    args += ["--tools", "read,grep"]
+
+    code, out, err = await run_cli(root, [*args, "read the settings"], {})
+
+    assert code == 0, err
+    assert_nothing_leaks(root, KEY, out, err)
+    tool_result_sent = json.dumps(server.requests[1].body)
+    assert KEY not in tool_result_sent
+    assert f"SERVICE_TOKEN={REDACTED}" in tool_result_sent
