@@ -80,6 +80,10 @@ def json_object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def json_string(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _objects(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 

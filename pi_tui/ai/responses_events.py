@@ -10,10 +10,11 @@ What is stored matches pi, so either tool replays the other's sessions exactly:
 - a `function_call` item becomes a tool call whose id is `call_id|item_id`.
 
 `response.completed` (or `.incomplete`) ends a whole reply with its usage and status; `response.failed`
-and `error` end it with an error text in pi's wording (`failure`). Events are JSON from a server we do
-not control: an unknown event or item type, or a field of an unexpected type, is logged once per reply
-and otherwise ignored, never an exception. It is logged at INFO: pi-tui configures no logging, and
-Python prints an unhandled WARNING to stderr, the terminal the TUI draws on.
+and `error` end it with an error text in pi's wording (`failure`); `responses_outcome` reads all three.
+Events are JSON from a server we do not control: an unknown event or item type, or a field of an
+unexpected type, is logged once per reply and otherwise ignored, never an exception. It is logged at
+INFO: pi-tui configures no logging, and Python prints an unhandled WARNING to stderr, the terminal the
+TUI draws on.
 """
 
 from __future__ import annotations
@@ -25,18 +26,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from pi_tui.ai.js_json import js_dumps
-from pi_tui.ai.messages import (
-    AssistantMessage,
-    ModelPrices,
-    StopReason,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    Usage,
-    compute_cost,
-)
-from pi_tui.ai.openai_chunks import json_count, json_object
+from pi_tui.ai.messages import AssistantMessage, ModelPrices, TextContent, ThinkingContent, ToolCall
+from pi_tui.ai.openai_chunks import json_object, json_string
 from pi_tui.ai.responses_input import encode_text_signature
+from pi_tui.ai.responses_outcome import Failure, error_event, failed_response, usage_from_responses
 from pi_tui.ai.stream import StreamEvent, StreamEventType
 from pi_tui.ai.tool_arguments import make_tool_call
 
@@ -59,44 +52,11 @@ QUIET_EVENTS = frozenset(
     }
 )
 """Known events that add nothing the finished item does not also carry."""
-NO_ERROR_DETAILS = "Unknown error (no error details in response)"
-
-_STATUSES: dict[str, StopReason] = {
-    "completed": "stop",
-    "incomplete": "length",
-    "in_progress": "stop",
-    "queued": "stop",
-}
 _BLOCK_EVENTS: dict[ItemKind, tuple[StreamEventType, StreamEventType, StreamEventType]] = {
     "reasoning": ("thinking_start", "thinking_delta", "thinking_end"),
     "message": ("text_start", "text_delta", "text_end"),
     "function_call": ("toolcall_start", "toolcall_delta", "toolcall_end"),
 }
-
-
-def map_response_status(status: str | None) -> tuple[StopReason, str | None]:
-    """pi's mapping of a finished response's `status`; failed, cancelled and unknown ones are errors."""
-    if status is None:
-        return "stop", None
-    mapped = _STATUSES.get(status)
-    if mapped is not None:
-        return mapped, None
-    return "error", f"Provider response status: {status}"
-
-
-def usage_from_responses(raw: dict[str, Any], prices: ModelPrices) -> Usage:
-    """`input_tokens` counts the cached ones too: pi-tui's `input` is the uncached rest, `cacheRead` the
-    cached, so `input + cacheRead` is the prompt size as for Chat Completions."""
-    prompt = json_count(raw.get("input_tokens"))
-    cached = min(json_count(json_object(raw.get("input_tokens_details")).get("cached_tokens")), prompt)
-    usage = Usage(input=prompt - cached, output=json_count(raw.get("output_tokens")), cache_read=cached)
-    usage.total_tokens = json_count(raw.get("total_tokens")) or usage.input + usage.output + usage.cache_read
-    usage.cost = compute_cost(usage, prices)
-    return usage
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _item_kind(value: Any) -> ItemKind | None:
@@ -179,10 +139,10 @@ class ResponsesAssembler:
         elif kind == "message":
             self.partial.content.append(TextContent(text=""))
         else:
-            self.partial.content.append(ToolCall(id=_call_id(raw), name=_str(raw.get("name")) or ""))
+            self.partial.content.append(ToolCall(id=_call_id(raw), name=json_string(raw.get("name")) or ""))
         item = _Item(kind, len(self.partial.content) - 1, raw)
         if kind == "function_call":
-            item.arguments = _str(raw.get("arguments")) or ""
+            item.arguments = json_string(raw.get("arguments")) or ""
         if key is None or key in self._items:
             key = ("implicit", item.content_index)
         self._items[key] = item
@@ -216,10 +176,10 @@ class ResponsesAssembler:
         return []
 
     def _response(self, response: dict[str, Any]) -> None:
-        response_id = _str(response.get("id"))
+        response_id = json_string(response.get("id"))
         if response_id and self.partial.response_id is None:
             self.partial.response_id = response_id
-        model = _str(response.get("model"))
+        model = json_string(response.get("model"))
         if model and model != self.partial.model and self.partial.response_model is None:
             self.partial.response_model = model
         usage = response.get("usage")
@@ -279,7 +239,7 @@ class ResponsesAssembler:
             parts.append({"type": part_type, "text": ""})
             if field == "summary":
                 item.summary_parts += 1
-        parts[-1]["text"] = (_str(parts[-1].get("text")) or "") + delta
+        parts[-1]["text"] = (json_string(parts[-1].get("text")) or "") + delta
         block = self.partial.content[item.content_index]
         assert isinstance(block, ThinkingContent)
         block.thinking += delta
@@ -312,7 +272,7 @@ class ResponsesAssembler:
         text_field = "text" if part_type == "output_text" else "refusal"
         if not parts or parts[-1].get("type") != part_type:
             parts.append({"type": part_type, text_field: ""})
-        parts[-1][text_field] = (_str(parts[-1].get(text_field)) or "") + delta
+        parts[-1][text_field] = (json_string(parts[-1].get(text_field)) or "") + delta
         block = self.partial.content[item.content_index]
         assert isinstance(block, TextContent)
         block.text += delta
@@ -365,20 +325,20 @@ class ResponsesAssembler:
             parts = done.get("content") if done is not None else None
             if isinstance(parts, list):
                 block.text = "".join(_part_text(part) for part in parts if isinstance(part, dict))
-            item_id = _str((done or {}).get("id")) or _str(item.raw.get("id"))
+            item_id = json_string((done or {}).get("id")) or json_string(item.raw.get("id"))
             if done is not None and item_id:
-                block.text_signature = encode_text_signature(item_id, _str(done.get("phase")))
+                block.text_signature = encode_text_signature(item_id, json_string(done.get("phase")))
         else:
             final = {**item.raw, **(done or {})}
-            arguments = _str((done or {}).get("arguments")) or item.arguments
-            name = _str(final.get("name")) or ""
+            arguments = json_string((done or {}).get("arguments")) or item.arguments
+            name = json_string(final.get("name")) or ""
             self.partial.content[item.content_index] = make_tool_call(_call_id(final), name, arguments)
         return [self._event(_BLOCK_EVENTS[item.kind][2], item)]
 
     def _finished(self, event: dict[str, Any], kind: str) -> list[StreamEvent]:
         response = json_object(event.get("response"))
         self._response(response)
-        status = _str(response.get("status"))
+        status = json_string(response.get("status"))
         self.status = status or ("incomplete" if kind == "response.incomplete" else None)
         self.finished = True
         return []
@@ -386,25 +346,16 @@ class ResponsesAssembler:
     def _failed(self, event: dict[str, Any]) -> list[StreamEvent]:
         response = json_object(event.get("response"))
         self._response(response)
-        error = response.get("error")
-        details = json_object(response.get("incomplete_details"))
-        if isinstance(error, dict):
-            code = _str(error.get("code"))
-            self.failure_code = code
-            self.failure = f"{code or 'unknown'}: {_str(error.get('message')) or 'no message'}"
-        elif _str(details.get("reason")):
-            self.failure = f"incomplete: {details['reason']}"
-        else:
-            self.failure = NO_ERROR_DETAILS
+        self._fail(failed_response(response))
         return []
 
     def _error(self, event: dict[str, Any]) -> list[StreamEvent]:
-        nested = json_object(event.get("error"))
-        code = _str(event.get("code")) or _str(nested.get("code"))
-        message = _str(event.get("message")) or _str(nested.get("message")) or "Unknown error"
-        self.failure_code = code
-        self.failure = f"Error Code {code}: {message}" if code else message
+        self._fail(error_event(event))
         return []
+
+    def _fail(self, failure: Failure) -> None:
+        self.failure = failure.text
+        self.failure_code = failure.code
 
     def close(self) -> list[StreamEvent]:
         """End the blocks still open, in order: the stream stopped before their items were finished."""
@@ -417,15 +368,17 @@ class ResponsesAssembler:
 
 def _call_id(raw: dict[str, Any]) -> str:
     """pi's tool-call id for a function call item: `call_id|item_id`."""
-    return f"{_str(raw.get('call_id')) or ''}|{_str(raw.get('id')) or ''}"
+    return f"{json_string(raw.get('call_id')) or ''}|{json_string(raw.get('id')) or ''}"
 
 
 def _part_text(part: dict[str, Any]) -> str:
-    return _str(part.get("text")) or _str(part.get("refusal")) or ""
+    return json_string(part.get("text")) or json_string(part.get("refusal")) or ""
 
 
 def _joined(parts: Any, key: str) -> str:
     if not isinstance(parts, list):
         return ""
-    texts = [text for part in parts if isinstance(part, dict) and (text := _str(part.get(key))) is not None]
+    texts = [
+        text for part in parts if isinstance(part, dict) and (text := json_string(part.get(key))) is not None
+    ]
     return SUMMARY_SEPARATOR.join(texts)

@@ -20,7 +20,8 @@ from pi_tui.ai.messages import AssistantMessage, ModelPrices
 from pi_tui.ai.openai_errors import redact_key
 from pi_tui.ai.openai_provider import chunk_dict
 from pi_tui.ai.provider_call import END_OF_STREAM, ProviderCall, final_event, now_ms
-from pi_tui.ai.responses_events import ResponsesAssembler, map_response_status
+from pi_tui.ai.responses_events import ResponsesAssembler
+from pi_tui.ai.responses_outcome import map_response_status
 from pi_tui.ai.responses_request import build_responses_request
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
 from pi_tui.config.model_config import ModelConfig

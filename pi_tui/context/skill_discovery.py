@@ -1,4 +1,4 @@
-"""Where skills are found and in which order (pi §8.3); the first skill of a name wins.
+"""Where skills are found and in which order (pi's order); the first skill of a name wins.
 
 Order (highest precedence first): `<cwd>/.pi-tui/skills/`; `.agents/skills/` in the cwd and each ancestor up
 to the git root (the file system root outside a repository), nearest first; `PI_TUI_HOME/skills/`;
@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Literal
 
 from pi_tui.config.paths import project_config_dir, shipped_path
-from pi_tui.context.ignore_rules import IgnoreRules
+from pi_tui.config.project_files.git_root import git_root
+from pi_tui.config.project_files.ignore_rules import IgnoreRules
 from pi_tui.context.resource_diagnostics import ResourceDiagnostic
 from pi_tui.context.skills import SKILL_FILE_NAME, Skill, SkillSource, load_skill_file
 
@@ -42,16 +43,9 @@ def builtin_skills_dir() -> Path | None:
     return found if found is not None and found.is_dir() else None
 
 
-def _git_root(cwd: Path) -> Path | None:
-    for directory in (cwd, *cwd.parents):
-        if (directory / ".git").exists():
-            return directory
-    return None
-
-
 def _agents_dirs(cwd: Path) -> list[Path]:
     """`.agents/skills` in cwd and each ancestor up to the git root, nearest first."""
-    stop = _git_root(cwd)
+    stop = git_root(cwd)
     found = []
     for directory in (cwd, *cwd.parents):
         found.append(directory / AGENTS_DIR_NAME / SKILLS_DIR_NAME)

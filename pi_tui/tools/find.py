@@ -1,5 +1,6 @@
-"""The `find` tool (pi-behaviour §6.5): fd when on PATH, else a gitignore-aware Python walk with the
-same glob rules (a pattern containing `/` is matched against the full path, with `**/` in front)."""
+"""The `find` tool, as pi's: fd when on PATH, else a walk of the project's files
+(`config.project_files.file_walk`, which honours the ignore files) with the same glob rules (a
+pattern containing `/` is matched against the full path, with `**/` in front)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pydantic import Field
 
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
-from pi_tui.tools.file_walk import walk
+from pi_tui.config.project_files.file_walk import walk
 from pi_tui.tools.glob_match import GlobPatternError, glob_matcher
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.path_resolution import resolve_to_cwd

@@ -1,5 +1,5 @@
-"""The `grep` tool (pi-behaviour §6.5): ripgrep when on PATH, else a pure-Python search with the
-same output (gitignore honoured through `file_walk`)."""
+"""The `grep` tool, as pi's: ripgrep when on PATH, else a pure-Python search with the same output
+over the project's files (`config.project_files.file_walk`, which honours the ignore files)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pydantic import Field
 
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
-from pi_tui.tools.file_walk import walk
+from pi_tui.config.project_files.file_walk import walk
 from pi_tui.tools.glob_match import GlobPatternError, glob_matcher
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.path_resolution import resolve_to_cwd

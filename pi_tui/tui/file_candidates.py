@@ -1,4 +1,5 @@
-"""Files for `@path` completion: a bounded, breadth-first, ignore-aware walk and a ranking of matches.
+"""Files for `@path` completion: the project's files (`config.project_files.file_walk`, the walk the
+grep/find fallbacks use, breadth-first within a budget) and a ranking of matches.
 
 Pure Python and blocking: the editor runs `find_files` in a thread worker and passes the worker's
 cancellation as `should_stop`, so a huge tree costs at most `budget` directory entries and never
@@ -10,19 +11,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from pi_tui.context.ignore_rules import IgnoreRules
+from pi_tui.config.project_files.file_walk import walk_breadth_first
 
 MAX_RESULTS = 50
 WALK_BUDGET = 20_000
 """Directory entries looked at per search; beyond it the search answers with what it found."""
-
-SKIPPED_DIRS = frozenset({".git"})
 
 
 @dataclass(frozen=True)
@@ -32,62 +30,14 @@ class FileCandidate:
     is_dir: bool
 
 
-def _ancestor_rules(root: Path) -> IgnoreRules:
-    """Ignore files from the enclosing git repository's root down to `root` (none outside a repository)."""
-    chain = [root]
-    for parent in root.parents:
-        if (chain[-1] / ".git").exists():
-            break
-        chain.append(parent)
-    else:
-        return IgnoreRules().entering(root)
-    rules = IgnoreRules()
-    for directory in reversed(chain):
-        rules = rules.entering(directory)
-    return rules
-
-
-def walk_breadth_first(
-    root: Path, *, first: Path | None = None, budget: int = WALK_BUDGET, should_stop: Callable[[], bool]
+def _candidates(
+    root: Path, first: Path | None, budget: int, should_stop: Callable[[], bool]
 ) -> list[FileCandidate]:
-    """Non-ignored entries under `root`, shallow before deep, `first`'s subtree before the rest."""
-    base = _ancestor_rules(root)
-    queue: deque[tuple[Path, IgnoreRules]] = deque()
-    if first is not None and first != root:
-        rules, current = base, root
-        for part in first.relative_to(root).parts:
-            current = current / part
-            rules = rules.entering(current)
-        queue.append((first, rules))
-    queue.append((root, base))
-    seen_first = False
-    found: list[FileCandidate] = []
-    looked = 0
-    while queue and looked < budget and not should_stop():
-        directory, rules = queue.popleft()
-        if directory == first and seen_first:
-            continue
-        seen_first = seen_first or directory == first
-        try:
-            with os.scandir(directory) as iterator:
-                # A folder of a million files costs no more than the budget (an arbitrary part of it).
-                entries = sorted(islice(iterator, budget - looked), key=lambda entry: entry.name)
-        except OSError:
-            continue
-        for entry in entries:
-            looked += 1
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            path = Path(entry.path)
-            if (is_dir and entry.name in SKIPPED_DIRS) or rules.ignores(path, is_dir):
-                continue
-            relative = path.relative_to(root).as_posix()
-            found.append(FileCandidate(relative + "/" if is_dir else relative, is_dir))
-            if is_dir:
-                queue.append((path, rules.entering(path)))
-    return found
+    entries = walk_breadth_first(root, first=first, budget=budget, should_stop=should_stop)
+    return [
+        FileCandidate(entry.relative + "/" if entry.is_dir else entry.relative, entry.is_dir)
+        for entry in entries
+    ]
 
 
 def _is_subsequence(needle: str, haystack: str) -> bool:
@@ -156,8 +106,7 @@ def find_files(
     """Files and folders under `root` matching `query` (a partial path typed after `@`), best first."""
     root = root.resolve()
     first = _named_folder(root, query)
-    entries = walk_breadth_first(root, first=first, budget=budget, should_stop=should_stop)
-    return rank(query, entries, limit)
+    return rank(query, _candidates(root, first, budget, should_stop), limit)
 
 
 class FileIndex:
@@ -187,7 +136,7 @@ class FileIndex:
         listing = self._listing
         now = self.clock()
         if listing is None or listing[0] != first or now - listing[1] > self.max_age:
-            entries = walk_breadth_first(self.root, first=first, budget=self.budget, should_stop=should_stop)
+            entries = _candidates(self.root, first, self.budget, should_stop)
             if should_stop():
                 return []
             listing = self._listing = (first, now, entries)

@@ -10,7 +10,8 @@ import pytest
 
 from pi_tui.ai.messages import AssistantMessage, ModelPrices, TextContent, ThinkingContent, ToolCall
 from pi_tui.ai.overflow import is_context_overflow
-from pi_tui.ai.responses_events import ResponsesAssembler, map_response_status, usage_from_responses
+from pi_tui.ai.responses_events import ResponsesAssembler
+from pi_tui.ai.responses_outcome import map_response_status, usage_from_responses
 from pi_tui.ai.retryable import is_retryable_error
 from pi_tui.ai.stream import StreamEvent
 from pi_tui.ai.tool_arguments import invalid_arguments

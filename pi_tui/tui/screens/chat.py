@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from pi_tui.ai.warm_up import warm_up_openai
-from pi_tui.config.git_branch import git_branch
+from pi_tui.config.project_files.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.approval import ApprovalAnswer
@@ -324,8 +324,9 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
 
     @work(thread=True, exclusive=True, group="footer-tokens", exit_on_error=False)
     def _count_context_tokens(self) -> None:
-        """pi §11.1 context usage of the branch. Off the UI thread: the first count loads tiktoken and
-        counts every message (seconds on a long session); later ones reuse the per-entry counts."""
+        """The context usage of the branch, as pi's footer shows it. Off the UI thread: the first count
+        loads tiktoken and counts every message (seconds on a long session); later ones reuse the
+        per-entry counts."""
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         session = self.session
         model = session.model

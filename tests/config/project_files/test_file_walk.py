@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_tui.tools.file_walk import walk
+from pi_tui.config.project_files.file_walk import walk
 
 
 def make(root: Path, *names: str) -> None:
@@ -37,3 +37,19 @@ def test_no_rules_from_outside_a_repository(tmp_path: Path) -> None:
     make(tmp_path, "outer/inner/a.bin")
     (tmp_path / "outer/.gitignore").write_text("*.bin\n")
     assert listing(tmp_path / "outer/inner") == ["a.bin"]
+
+
+def test_fdignore_is_honoured_like_ignore(tmp_path: Path) -> None:
+    make(tmp_path, "keep.py", "drafts/a.md", "secret.txt")
+    (tmp_path / ".fdignore").write_text("drafts/\nsecret.txt\n")
+    assert listing(tmp_path) == [".fdignore", "keep.py"]
+
+
+def test_gitignore_rules_stop_at_a_nested_working_tree_and_the_others_go_on(tmp_path: Path) -> None:
+    make(tmp_path, ".git/HEAD", "vendor/lib/a.dat", "vendor/lib/b.tmp", "vendor/lib/c.py", "own.dat")
+    (tmp_path / ".gitignore").write_text("*.dat\n")
+    (tmp_path / ".ignore").write_text("*.tmp\n")
+    (tmp_path / "vendor/lib/.git").write_text("gitdir: ../../.git/modules/lib\n")  # a submodule
+    assert listing(tmp_path) == [
+        ".gitignore", ".ignore", "vendor/", "vendor/lib/", "vendor/lib/a.dat", "vendor/lib/c.py",
+    ]  # fmt: skip

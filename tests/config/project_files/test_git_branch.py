@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_tui.config.git_branch import git_branch
+from pi_tui.config.project_files.git_branch import git_branch
 
 
 def test_branch_detached_worktree_and_none(tmp_path: Path) -> None:
