@@ -113,7 +113,9 @@ def scanned_files() -> list[Path]:
 
 def citations(path: Path) -> list[str]:
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    return [f"{number}: {line.strip()}" for number, line in enumerate(lines, 1) if OUTSIDE_CITATION.search(line)]
+    return [
+        f"{index}: {line.strip()}" for index, line in enumerate(lines, 1) if OUTSIDE_CITATION.search(line)
+    ]
 
 
 def test_nothing_cites_documents_outside_the_repository() -> None:

@@ -1,5 +1,6 @@
-"""The session file (pi's JSONL v3 tree): entries, loading with diagnostics, the store, context rebuild,
-listing. `AgentSession` and the runtime build on these."""
+"""The live session: `AgentSession`, the runtime and what they run (docs/architecture.md). The session
+file's own names (`pi_tui.session_file`) are re-exported here for the callers that import them from
+`pi_tui.session`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""User shell commands `!cmd` / `!!cmd` (pi-behaviour §6.3), run through the bash tool's output pipeline.
+"""User shell commands `!cmd` / `!!cmd`, run through the bash tool's output pipeline.
 
 The command runs exactly as the bash tool runs it (`run_shell`: same shell, prefix, cwd, process group,
 kill on abort) and its output goes through the same `OutputPipeline`, so the user sees the sanitised
@@ -23,7 +23,7 @@ from pi_tui.tools.shell_run import BACKGROUND_STOPPED, ShellStartError, resolve_
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 OUTPUT_INTERVAL_SECONDS = 0.1
-"""Streamed previews are coalesced to at most ten per second (HOUSE rule 11)."""
+"""Streamed previews are coalesced to at most ten per second: a flood costs the UI no more."""
 
 OutputCallback = Callable[[str], Awaitable[None] | None]
 

@@ -1,4 +1,4 @@
-"""The `find` tool (pi-behaviour §6.5): fd when on PATH, else a gitignore-aware Python walk with the
+"""The `find` tool: fd when on PATH, else a gitignore-aware Python walk with the
 same glob rules (a pattern containing `/` is matched against the full path, with `**/` in front)."""
 
 from __future__ import annotations

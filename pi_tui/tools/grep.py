@@ -1,4 +1,4 @@
-"""The `grep` tool (pi-behaviour §6.5): ripgrep when on PATH, else a pure-Python search with the
+"""The `grep` tool: ripgrep when on PATH, else a pure-Python search with the
 same output (gitignore honoured through `file_walk`)."""
 
 from __future__ import annotations
