@@ -34,7 +34,7 @@ OUTSIDE_CITATION = re.compile(
             "HOUSE" + r"(\.md| rule)",
             r"\.\./" + "shared",
             "\u00a7",  # a section sign: a section of some document
-            r"\bR\d{1,2}(?:\.\d+)+\b",  # a requirement id of the spec (R10.5)
+            r"(?<![\w.])R\d{1,2}(?:\.\d+)*(?![\w.])",  # a requirement id of the spec (R10.5, R8)
         ]
     )
 )
@@ -132,6 +132,7 @@ def test_citation_check_sees_each_kind_of_outside_citation() -> None:
     cited = [
         "as pi " + "\u00a7" + "4.1",
         "(R" + "10.5)",
+        "blame (R" + "8) can",
         "SPEC" + " R9",
         "see pi" + "-providers",
         "textual" + "-notes",
