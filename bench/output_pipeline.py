@@ -13,7 +13,7 @@ Each mode runs `--repeat` times (default 3), interleaved, and the fastest run co
 machine the minimum is the figure least disturbed by other work.
 
 Usage: python bench/output_pipeline.py [--size-mb 100] [--only yes,seq] [--repeat 3]
-Targets (SPEC R5): pipeline wall <= 2x the file baseline at 500 MB, RSS growth <= 32 MB.
+Targets: pipeline wall <= 2x the file baseline at 500 MB, RSS growth <= 32 MB.
 """
 
 from __future__ import annotations

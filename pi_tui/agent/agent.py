@@ -1,4 +1,4 @@
-"""The `Agent` (pi-behaviour §2.1): state, queues, runs as asyncio tasks, listeners.
+"""The `Agent`, as pi's: state, queues, runs as asyncio tasks, listeners.
 
 The agent owns the transcript. It changes only by reducing the events of its own runs (a message is
 appended on `message_end`), so a listener sees the state as of the event it is handed. Listeners are
@@ -200,7 +200,8 @@ class Agent:
         )
 
     async def continue_(self) -> None:
-        """Resume the transcript (pi's `continue()`; rules in pi-behaviour §2.1)."""
+        """Resume the transcript (pi's `continue()`): after an assistant message only queued steering, then
+        follow-up, messages can start a run; after any other message the run continues from it."""
         if self.is_running:
             raise AgentStateError(BUSY_CONTINUE_TEXT)
         if not self.state.messages:

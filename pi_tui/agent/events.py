@@ -1,4 +1,4 @@
-"""The events an agent run emits (pi-behaviour §2.6), typed, with pi's JSON shape for `--mode json`.
+"""The events an agent run emits (pi's list), typed, with pi's JSON shape for `--mode json`.
 
 Every event is a frozen dataclass whose `type` field is a string literal, so a listener can switch on
 `event.type` (or `isinstance`). `to_json()` returns the object pi's `JSON.stringify(event)` would give:

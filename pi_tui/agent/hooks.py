@@ -1,4 +1,4 @@
-"""The `before_tool_call` / `after_tool_call` hooks (pi-behaviour §2.4) and what they receive."""
+"""The `before_tool_call` / `after_tool_call` hooks and what they receive."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The agent loop (pi-behaviour §2.2-2.5): stream a reply, run its tools, repeat until the model stops.
+"""The agent loop, as pi's: stream a reply, run its tools, repeat until the model stops.
 
 `run_prompt` starts a run with new messages, `run_continue` resumes from the existing transcript, and
 both hand over to `run_loop`. Events go to `emit`, which the loop awaits. Provider failures arrive as
@@ -171,7 +171,7 @@ async def stream_assistant_response(
     signal: AbortSignal,
     stream_fn: StreamFunction,
 ) -> AssistantMessage:
-    """Stream one reply into the context (pi-behaviour §2.3) and return the final message.
+    """Stream one reply into the context and return the final message.
 
     The partial is pushed at `start` and replaced by each update; the final message replaces it (or is
     appended with its own `message_start` when no `start` came). If the signal has already fired (tools

@@ -1,4 +1,4 @@
-"""The agent's state and how its own events change it (pi-behaviour §2.1, "internal reduction")."""
+"""The agent's state and how its own events change it (pi's "internal reduction")."""
 
 from __future__ import annotations
 

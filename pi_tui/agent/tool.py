@@ -16,7 +16,7 @@ from pi_tui.ai.stream import ToolSpec
 Params = TypeVar("Params", bound=BaseModel)
 
 OPERATION_ABORTED = "Operation aborted"
-"""What every tool but bash answers when the run is aborted (pi-behaviour §9)."""
+"""What every tool but bash answers when the run is aborted (pi's text)."""
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Executing one assistant message's tool calls (pi-behaviour §2.4).
+"""Executing one assistant message's tool calls, in pi's order.
 
 Per call, in assistant order: `tool_execution_start`, then preparation (lookup, invalid-JSON check,
 `prepare_arguments`, validation, `before_tool_call`); a failure there is an immediate error result.

@@ -1,4 +1,4 @@
-"""Tool-argument validation with pi's error text (pi-behaviour §2.4 step 4).
+"""Tool-argument validation with pi's error text.
 
 The text the model gets back on a bad call is part of the contract:
 

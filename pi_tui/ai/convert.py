@@ -1,4 +1,4 @@
-"""What a model is shown: the agent transcript turned into LLM messages (pi-behaviour §1.3, §1.4).
+"""What a model is shown: the agent transcript turned into LLM messages, as pi turns it.
 
 `convert_to_llm` turns pi-tui's custom message kinds into user messages with pi's exact texts, so a
 session replays byte-for-byte as pi would send it. `transform_messages` is the provider-boundary
@@ -179,7 +179,7 @@ def _synthetic_results(calls: list[ToolCall], answered: set[str], timestamp: int
 
 
 def transform_messages(messages: Sequence[LlmMessage], model: ModelConfig) -> list[LlmMessage]:
-    """pi's `transformMessages` for one target model (§1.4). Inputs are not modified."""
+    """pi's `transformMessages` for one target model. Inputs are not modified."""
     supports_images = "image" in model.input
     result: list[LlmMessage] = []
     pending: list[ToolCall] = []

@@ -1,4 +1,4 @@
-"""Message, content and usage types, exactly as pi writes them (pi-behaviour §1).
+"""Message, content and usage types, exactly as pi writes them (docs/pi-compatibility.md).
 
 Field names are snake_case in Python and camelCase on disk. Optional fields that are unset are
 omitted when dumping (JavaScript drops `undefined` keys), and unknown keys are kept, so a message

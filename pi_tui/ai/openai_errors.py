@@ -55,7 +55,7 @@ def retry_after_ms(headers: Any) -> int | None:
 
 def redact_key(text: str, api_key: str | None) -> str:
     """Some servers echo the key they refused (`Incorrect API key provided: sk-…`); the message is
-    persisted and shown, so the key is cut out of it (R14.2)."""
+    persisted and shown, so the key is cut out of it (keys are never stored: docs/reliability.md)."""
     if api_key and len(api_key) >= MIN_KEY_CHARS and api_key in text:
         return text.replace(api_key, REDACTED)
     return text

@@ -1,4 +1,4 @@
-"""The OpenAI-compatible provider: one Chat Completions streaming request per reply (R2.1-R2.3).
+"""The OpenAI-compatible provider: one Chat Completions streaming request per reply.
 
 `stream_openai` is a `StreamFunction`. It never raises: HTTP and network failures, a stream that ends
 without a `finish_reason`, and malformed data all end in an `error` event; an abort ends in an `error`

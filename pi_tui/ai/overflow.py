@@ -1,7 +1,7 @@
-"""Did a reply fail because the request did not fit the model's context? (pi-behaviour §4.10)
+"""Did a reply fail because the request did not fit the model's context? (pi's `isContextOverflow`)
 
-Overflow is never retried as-is: the session compacts and retries once (R9.3). Patterns are pi's,
-one per provider wording, matched case-insensitively against the reply's `errorMessage`.
+Overflow is never retried as-is: the session compacts and retries once (docs/compaction.md).
+Patterns are pi's, one per provider wording, matched case-insensitively against the reply's `errorMessage`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Is a failed reply worth sending again unchanged? (pi-behaviour §7.2)
+"""Is a failed reply worth sending again unchanged? (pi's `_isRetryableError`)
 
 Only `error` replies with a message qualify, and never a context overflow (that goes to compaction).
 `?` in pi's patterns means "any one character or none" (`rate_limit`, `ratelimit`, `rate limit`).

@@ -1,4 +1,4 @@
-"""The scripted provider (R2.6): deterministic replies for tests and `--demo`, on the real stream contract.
+"""The scripted provider: deterministic replies for tests and `--demo`, on the real stream contract.
 
 Each call consumes the next `ScriptedReply`: thinking, then text, then tool calls, streamed in chunks
 with an optional per-chunk delay, ending in `done` or (for `error`) an `error` event with that exact

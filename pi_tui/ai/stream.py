@@ -1,4 +1,4 @@
-"""The stream contract every provider implements (pi-behaviour §1.1).
+"""The stream contract every provider implements (pi's `StreamFunction`).
 
 A provider is an async generator of `StreamEvent`s for one assistant reply. It never raises after it
 was called: failures end the stream with an `error` event whose message has `stop_reason` `error`

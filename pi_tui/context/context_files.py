@@ -1,9 +1,9 @@
 """Project instructions the system prompt carries: AGENTS.md / CLAUDE.md files and SYSTEM / APPEND_SYSTEM.md.
 
-Context files (pi §8.1): at most one per directory, the first existing of `CONTEXT_FILE_NAMES`. The global
-one (in `PI_TUI_HOME`) comes first, then one per directory from the outermost ancestor of the cwd down to
-the cwd itself; a path already taken is skipped. Large files are still included (the user put them there)
-but reported, so the inspector can warn about what they cost.
+Context files are read as pi reads them: at most one per directory, the first existing of
+`CONTEXT_FILE_NAMES`. The global one (in `PI_TUI_HOME`) comes first, then one per directory from the
+outermost ancestor of the cwd down to the cwd itself; a path already taken is skipped. Large files are
+still included (the user put them there) but reported, so the inspector can warn about what they cost.
 
 `SYSTEM.md` replaces the default prompt body and `APPEND_SYSTEM.md` is appended to it; for each, the
 project's `.pi-tui/` copy wins over the global one.

@@ -1,4 +1,4 @@
-"""Prompt templates (pi §8.4): `/name args` typed by the user expands to a Markdown file's body.
+"""Prompt templates, as pi's: `/name args` typed by the user expands to a Markdown file's body.
 
 Templates are the `*.md` files directly in `PI_TUI_HOME/prompts/` and `<cwd>/.pi-tui/prompts/` (then any
 extra folders), first name wins. Placeholders: `$1…$N` (missing → empty), `${@:N}` / `${@:N:L}` (slices,

@@ -1,4 +1,4 @@
-"""Where skills are found and in which order (pi's order); the first skill of a name wins.
+"""Where skills are found and in which order, as pi; the first skill of a name wins.
 
 Order (highest precedence first): `<cwd>/.pi-tui/skills/`; `.agents/skills/` in the cwd and each ancestor up
 to the git root (the file system root outside a repository), nearest first; `PI_TUI_HOME/skills/`;

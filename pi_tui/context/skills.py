@@ -1,4 +1,4 @@
-"""Skills (pi §8.3, seed §3.4): one skill file, its validation, the prompt index and `/skill:` expansion.
+"""Skills, as pi's: one skill file, its validation, the prompt index and `/skill:` expansion.
 
 Skills reach the model in two phases. The system prompt carries only an index (name, description, path of
 the file) in an `<available_skills>` block; the model `read`s the file itself when a task matches. The user

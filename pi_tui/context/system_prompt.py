@@ -1,9 +1,9 @@
-"""The system prompt (pi §8.2), assembled from plain values and split into named segments.
+"""The system prompt (in pi's order), assembled from plain values and split into named segments.
 
-The prompt is the head of the static prefix (R1.1): for the same inputs it is byte-identical, and nothing
+The prompt is the head of the static prefix: for the same inputs it is byte-identical, and nothing
 here reads the clock, the environment or the disk; the caller passes the date, the cwd, the tools and the
 resources. The result keeps its segments (`SystemPrompt.segments`) whose texts concatenate to exactly
-`SystemPrompt.text`, so token accounting and cache-break blame (R8) can point at the part that changed.
+`SystemPrompt.text`, so token accounting and cache-break blame can point at the part that changed.
 
 Order: body (SYSTEM.md, or our default: identity, tools, guidelines, documentation pointer), APPEND_SYSTEM
 text, `# Project Context` with one section per context file, the skills index (only when `read` is an

@@ -1,4 +1,4 @@
-"""The current branch as a linear session file (pi-behaviour §3.5, `exportToJsonl`).
+"""The current branch as a linear session file (pi's `exportToJsonl`).
 
 The entries come from `SessionStore.export_branch`'s own line builder (a fresh header with the
 session's id, then the branch re-chained); the text is written only after key redaction, like the

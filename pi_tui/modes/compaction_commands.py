@@ -1,4 +1,4 @@
-"""Headless compaction commands (R10, R12), each `run_*_command(argv) -> exit code`, all with `--json`:
+"""Headless compaction commands, each `run_*_command(argv) -> exit code`, all with `--json`:
 
 - `pi-tui compactions <session> [--show ID]`: the timeline of every compaction across all branches;
   `--show` prints one compaction's summary, its diff to the previous summary and its loss audit;

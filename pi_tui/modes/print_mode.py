@@ -1,4 +1,4 @@
-"""Headless runs (pi-behaviour §10.6): `-p` prints the final answer, `--mode json` every event.
+"""Headless runs, as pi's print mode: `-p` prints the final answer, `--mode json` every event.
 
 Messages are sent one after another, each awaited to the end of its run. The session is persisted
 unless `--no-session`. Errors go to stderr with exit code 1, never as a traceback. The run owns the

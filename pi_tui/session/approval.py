@@ -1,4 +1,4 @@
-"""Approval mode (R14.4, beyond pi): bash, write and edit ask the user before they run.
+"""Approval mode (beyond pi): bash, write and edit ask the user before they run.
 
 `ApprovalPolicy.before_tool_call` is the agent's hook. The front end supplies `approver`, an async
 question (the TUI opens a dialog; headless answers at once). "always" approves every later call of that

@@ -1,4 +1,4 @@
-"""Compaction in a live session: `/compact`, the threshold check, overflow recovery (pi-behaviour §4.3, §4.8).
+"""Compaction in a live session: `/compact`, the threshold check, overflow recovery, as pi.
 
 The decision is `check_compaction` (pure, in `context/compaction`); the work is `compact_store`. This
 module runs them at the right moments, rebuilds the agent's state from the session file afterwards,
@@ -58,7 +58,7 @@ CONTINUE_DELAY_S = 0.1
 
 
 ConfirmCompaction: TypeAlias = Callable[[CompactionReasonName, int | None], Awaitable[bool]]
-"""Asked before an automatic compaction when `compaction.confirm` is set (R10.6); headless never asks."""
+"""Asked before an automatic compaction when `compaction.confirm` is set (beyond pi); headless never asks."""
 
 
 class CompactingSession(Protocol):
@@ -290,7 +290,7 @@ def live_context(agent: Agent) -> LlmContext:
 
 def _drop_overflowing_reply(agent: Agent) -> None:
     """The reply that overflowed leaves the state: an error, or a "silent" overflow that stopped normally
-    with more input than the window holds (pi-behaviour §4.10 case 2)."""
+    with more input than the window holds (z.ai does)."""
     messages = agent.state.messages
     if messages and isinstance(messages[-1], AssistantMessage):
         messages = messages[:-1]

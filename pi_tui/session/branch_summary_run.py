@@ -1,4 +1,4 @@
-"""Which entries a branch summary covers, and the summary call for them (pi-behaviour §5 steps 2 and 4).
+"""Which entries a branch summary covers, and the summary call for them (pi's `navigateTree`).
 
 The prompt, the token budget, file operations and the preamble are pi's rules as implemented in
 `pi_tui.context.compaction.branch_summary`; this module supplies the session side: the abandoned

@@ -1,5 +1,5 @@
 """Compaction of a stored session: prepare from the store, summarise, append the entry; restore and
-re-compact (pi-behaviour §4.4-§4.8, R10).
+re-compact (docs/compaction.md).
 
 These are the functions `AgentSession` (triggers: after a run, before a prompt, overflow; decided by
 `pi_tui.context.compaction.triggers.check_compaction`) and the headless commands call. Every outcome
@@ -261,7 +261,7 @@ class RestoreOutcome:
 
 
 def restore_before(store: SessionStore, compaction_id: str) -> RestoreOutcome:
-    """Undo a compaction: continue from the entry just before it, on a new branch (R10.3).
+    """Undo a compaction: continue from the entry just before it, on a new branch.
 
     The raw history is still in the file, so the rebuilt context holds the pre-compaction messages
     again. The move is persisted with a `pi-tui.restore` marker entry (see the module docstring).

@@ -1,4 +1,4 @@
-"""Pins stored in the session (beyond pi, R10.5): `pi-tui.pin` custom entries, latest wins.
+"""Pins stored in the session (beyond pi): `pi-tui.pin` custom entries, latest wins.
 
 Pins are resolved over the whole file in file order, not just the current branch: a pin is the
 user's decision about the session, and it should survive a restore onto a new branch.

@@ -1,4 +1,4 @@
-"""Every compaction of a session file, with what each one summarised (R10, R11.4, `pi-tui compactions`).
+"""Every compaction of a session file, with what each one summarised (the F4 pane, `pi-tui compactions`).
 
 Covers all branches in file order. Reason, model and the request sizes come from pi-tui's `details`
 keys (see `compaction_sizes`, which also corrects the size after from the next reported usage); pi's

@@ -62,7 +62,7 @@ def create_runtime(
         return RuntimeSetup(None, [*problems, str(error)])
     chosen_model, api_key = resolution.model, resolution.api_key
     # A continued session keeps its own model when nothing was asked for explicitly and that model is
-    # configured with a key (pi-behaviour §10.2); otherwise the default applies.
+    # configured with a key, as in pi; otherwise the default applies.
     if model.ref is None and model.base_url is None and store.entries:
         restored = recorded_model(store)
         if restored is not None:

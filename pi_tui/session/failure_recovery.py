@@ -1,4 +1,4 @@
-"""Session-level failure handling (SPEC R9, pi-behaviour §7.3): retry with backoff, then model fallback.
+"""Session-level failure handling (docs/reliability.md): retry with backoff, then model fallback.
 
 After a run ends with a transient failure, the failed reply leaves the agent's state (it stays in the
 session file, never replayed) and the run continues after a visible, cancellable countdown. Once the

@@ -1,5 +1,5 @@
 """The context inspector's data for one session leaf: usage, budget geometry, forecast, request records
-and drift events, assembled from a `SessionStore` (R8).
+and drift events, assembled from a `SessionStore`.
 
 `InspectorCache` makes repeated builds cheap: it keeps a `BranchLedger` for the last leaf (one appended
 entry is O(that entry)), and the request records already parsed (new `pi-tui.request` entries are read

@@ -1,4 +1,4 @@
-"""Queued steering and follow-up messages, with their texts as the UI shows them (pi-behaviour §10.3).
+"""Queued steering and follow-up messages, with their texts as the UI shows them.
 
 The agent owns the queued messages themselves; this keeps their texts for display, for Esc (which takes
 every undelivered message back into the editor) and for taking one back to edit or drop it. A text leaves

@@ -1,4 +1,4 @@
-"""A request record for every model call of a session, stored as `pi-tui.request` custom entries (R8.1).
+"""A request record for every model call of a session, stored as `pi-tui.request` custom entries.
 
 The stream is wrapped to time it (time to first token, total) and to capture the final reply; times
 count from the moment the provider sent the request (its `RequestClock`), so local start-up (importing

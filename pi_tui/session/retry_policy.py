@@ -1,4 +1,4 @@
-"""When and how long to wait before sending a failed request again (pi-behaviour §7.2-7.3, SPEC R9.1)."""
+"""When and how long to wait before sending a failed request again, by pi's rules."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Events the session adds to the agent's (pi-behaviour §2.6, "Coding-agent session adds").
+"""Events the session adds to the agent's, as pi's coding-agent session does.
 
 Like agent events they are frozen dataclasses with a `type` literal and a `to_json()` in pi's shape,
 so `--mode json` and the TUI bridge treat both kinds alike.

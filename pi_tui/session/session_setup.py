@@ -95,7 +95,7 @@ def has_thinking_entry(store: SessionStore) -> bool:
 def record_model_and_thinking(
     store: SessionStore, model: ModelConfig | None, thinking: ThinkingLevel, *, model_too: bool = True
 ) -> None:
-    """A new session starts with `model_change` + `thinking_level_change` (pi §3.2); a resumed one gets
+    """A new session starts with `model_change` + `thinking_level_change` (as pi's); a resumed one gets
     a `model_change` when the model differs from the branch's (unless `model_too` is False: the caller
     records it later), and a thinking entry if it has none."""
     if store.read_only_reason is not None:

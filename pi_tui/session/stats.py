@@ -1,4 +1,4 @@
-"""`/session` statistics (pi-behaviour §11.3), computed from the messages the agent holds now.
+"""`/session` statistics (pi's `getSessionStats`), computed from the messages the agent holds now.
 
 Like pi, the numbers describe the current (post-compaction) context, not the whole file: message
 counts by role, tool calls, and token and cost sums over the assistant replies' usage.

@@ -1,4 +1,4 @@
-"""Moving the leaf to another entry of the tree, optionally summarising what is left (pi-behaviour §5).
+"""Moving the leaf to another entry of the tree, optionally summarising what is left (pi's `navigateTree`).
 
 `navigate_tree` works on the store alone: it decides the new leaf (a user or custom message is
 re-opened in the editor, so the leaf goes to its parent), writes the `branch_summary` entry when one

@@ -1,4 +1,4 @@
-"""User shell commands `!cmd` / `!!cmd` (pi-behaviour §6.3), run through the bash tool's output pipeline.
+"""User shell commands `!cmd` / `!!cmd`, run through the bash tool's output pipeline.
 
 The command runs exactly as the bash tool runs it (`run_shell`: same shell, prefix, cwd, process group,
 kill on abort) and its output goes through the same `OutputPipeline`, so the user sees the sanitised
@@ -20,8 +20,6 @@ from pi_tui.tools.output_pipeline import OutputPipeline
 from pi_tui.tools.output_ticker import OutputTicker
 from pi_tui.tools.shell_run import BACKGROUND_STOPPED, ShellStartError, resolve_shell, run_shell
 from pi_tui.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
-
-"""Streamed previews are coalesced to at most ten per second (HOUSE rule 11)."""
 
 OutputCallback = Callable[[str], Awaitable[None] | None]
 

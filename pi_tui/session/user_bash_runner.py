@@ -1,4 +1,4 @@
-"""The session's side of user shell commands (pi-behaviour §6.3): one at a time, events, and recording.
+"""The session's side of user shell commands: one at a time, events, and recording.
 
 A finished `bashExecution` message joins the agent's messages and the session file at once when the
 agent is idle. While the agent runs it is held back and recorded at the start of the next prompt, so

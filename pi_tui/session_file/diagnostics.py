@@ -1,4 +1,4 @@
-"""Problems found while reading a session file, reported as values (R6.2, R14.3)."""
+"""Problems found while reading a session file, reported as values (docs/reliability.md)."""
 
 from __future__ import annotations
 

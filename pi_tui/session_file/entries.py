@@ -1,4 +1,4 @@
-"""The lines of a session file: the header and every entry type of pi's format v3 (pi-behaviour §3.2).
+"""The lines of a session file: the header and every entry type of pi's format v3 (docs/pi-compatibility.md).
 
 Field order is the order pi writes (`type, id, parentId, timestamp`, then the type's own fields), so an
 entry dumped with `to_json_obj()` and `js_dumps` reproduces pi's line byte for byte. An entry type this

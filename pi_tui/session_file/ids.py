@@ -1,4 +1,4 @@
-"""Identifiers and timestamps in the exact shapes pi writes (pi-behaviour §3.1, §3.2)."""
+"""Identifiers and timestamps in the exact shapes pi writes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Session lists for the resume picker and `--session` (pi-behaviour §3.5 "Listing").
+"""Session lists for the resume picker and `--session`, with the fields of pi's listing.
 
 Listing must stay fast over hundreds of files, so files are streamed line by line and only the lines
 listing needs are parsed: pi and pi-tui write `type` first, so other entry types are recognised by

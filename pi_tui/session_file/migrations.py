@@ -1,4 +1,4 @@
-"""Upgrading older session files to format v3 (pi-behaviour §3.3), and replacing a file atomically.
+"""Upgrading older session files to format v3, as pi does, and replacing a file atomically.
 
 Migrations work on the parsed JSON objects, before validation, exactly as pi's `migrateSessionEntries`:
 v1 → v2 gives every entry an id and chains the entries linearly (`firstKeptEntryIndex` becomes

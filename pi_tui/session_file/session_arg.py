@@ -1,4 +1,4 @@
-"""Resolving `--session <arg>` / `--fork <arg>` to a file, as pi's CLI does (pi-behaviour §3.5)."""
+"""Resolving `--session <arg>` / `--fork <arg>` to a file, as pi's CLI does."""
 
 from __future__ import annotations
 

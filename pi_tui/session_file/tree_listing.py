@@ -1,6 +1,6 @@
 """The session tree as lines for a picker: depth, what each entry is, its label, where the leaf is.
 
-Filters follow pi's tree selector (pi-behaviour §5): `default` hides bookkeeping entries (labels,
+Filters follow pi's tree selector: `default` hides bookkeeping entries (labels,
 custom entries, model and thinking changes, session info); `no-tools` also hides tool results;
 `user-only` keeps user messages; `labeled-only` keeps labelled entries; `all` keeps everything.
 Assistant replies that only call tools are hidden unless they are the leaf or ended abnormally.

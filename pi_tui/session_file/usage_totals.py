@@ -1,4 +1,4 @@
-"""Token and cost totals over every assistant reply in a session file (pi's footer, §11.2).
+"""Token and cost totals over every assistant reply in a session file (pi's footer).
 
 All branches and the history before compactions count: the footer shows what the session has cost,
 not what the current context holds.

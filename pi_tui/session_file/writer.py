@@ -1,4 +1,4 @@
-"""Durable appends to a session file (R6.2, R14.1).
+"""Durable appends to a session file (docs/reliability.md, section 2).
 
 Durability policy: every append opens the file with O_APPEND, issues ONE `os.write` of complete
 `\\n`-terminated lines, then `fdatasync`s (plain `fsync` where unavailable) before returning, so a line

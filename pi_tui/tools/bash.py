@@ -1,4 +1,4 @@
-"""The `bash` tool (pi-behaviour §6.2, §9): run a command, stream a bounded tail, spill the rest."""
+"""The `bash` tool: run a command, stream a bounded tail, spill the rest."""
 
 from __future__ import annotations
 

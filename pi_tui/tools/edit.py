@@ -1,4 +1,4 @@
-"""The `edit` tool (pi-behaviour §9): one or more exact (or fuzzy) replacements in one file."""
+"""The `edit` tool: one or more exact (or fuzzy) replacements in one file."""
 
 from __future__ import annotations
 

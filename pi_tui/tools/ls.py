@@ -1,4 +1,4 @@
-"""The `ls` tool (pi-behaviour §6.5): a sorted listing with `/` after folders, dotfiles included."""
+"""The `ls` tool: a sorted listing with `/` after folders, dotfiles included."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The streaming output budget (SPEC R5): bytes in, a bounded tail preview and a spill file out.
+"""The streaming output budget: bytes in, a bounded tail preview and a spill file out.
 
 Used by the bash tool and by user `!cmd`. Each chunk is processed as it arrives: the raw bytes go to
 the spill file (buffered until the output outgrows the budget, then written as they come), and are
@@ -63,7 +63,7 @@ class OutputSnapshot:
         return details
 
     def text(self, empty: str = "(no output)") -> str:
-        """Preview + pi's truncation notice (§6.2); `empty` when there is no output at all."""
+        """Preview + pi's truncation notice; `empty` when there is no output at all."""
         text = self.content or empty
         notice = truncation_notice(self.truncation, self.full_output_path, self.last_line_bytes)
         if notice and self.full_output_path is None and self.spill_failure is not None:

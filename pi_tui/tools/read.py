@@ -1,4 +1,4 @@
-"""The `read` tool (pi-behaviour §6.4): text with head truncation and continuation hints, or an image.
+"""The `read` tool: text with head truncation and continuation hints, or an image.
 
 Files up to FULL_READ_BYTES are read whole, exactly as pi does. Bigger files are streamed: only the
 selected lines are kept (bounded by the budget) and reading stops once the budget is filled, so a

@@ -1,4 +1,4 @@
-"""The built-in tool set for one working directory (pi-behaviour §9).
+"""The built-in tool set for one working directory (pi's seven).
 
 Tools know nothing of sessions: the caller gives the cwd, the output limits (settings
 `tools.maxLines` / `tools.maxBytes`), the spill folder and the shell.

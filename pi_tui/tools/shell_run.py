@@ -1,4 +1,4 @@
-"""Run one shell command into an OutputPipeline: process group, abort, timeout, daemons (pi §6.2).
+"""Run one shell command into an OutputPipeline: process group, abort, timeout, daemons, as pi's bash tool.
 
 stdout and stderr share one pipe, so their chunks keep arrival order. The command runs in its own
 session (process group); abort and timeout send SIGKILL to the whole group, and so does pi-tui's death

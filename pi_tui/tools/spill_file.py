@@ -1,4 +1,4 @@
-"""Spill files: the complete raw output of a command, kept where only the owner can read it (SPEC R5.5).
+"""Spill files: the complete raw output of a command, kept where only the owner can read it.
 
 The caller names the folder (a session's `<session folder>/spill/<session id>`); without one, a private
 temp folder is made once per process. Folders pi-tui makes are 0700 and files 0600, whatever the umask.

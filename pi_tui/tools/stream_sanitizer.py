@@ -1,4 +1,4 @@
-"""Incremental clean-up of terminal output into the text the model sees (SPEC R5.1).
+"""Incremental clean-up of terminal output into the text the model sees.
 
 Chunks arrive with arbitrary boundaries, so an escape sequence, a `\\r\\n` pair or a run of blank lines
 may be split across them; the sanitizer carries the unfinished part over to the next chunk. Work is

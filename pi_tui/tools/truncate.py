@@ -1,4 +1,4 @@
-"""Truncation primitives shared by every tool that returns text (pi-behaviour §6.1).
+"""Truncation primitives shared by every tool that returns text (pi's `truncate.ts`).
 
 Two independent limits, lines and UTF-8 bytes; whichever is reached first wins. Lines are
 `content.split("\\n")`, so a trailing newline yields a final empty line, exactly as pi counts them.

@@ -1,4 +1,4 @@
-"""The `write` tool (pi-behaviour §9): create or overwrite a file, creating parent folders.
+"""The `write` tool: create or overwrite a file, creating parent folders.
 
 Beyond pi, the result's details hold the change as a display diff, in the shape pi's edit tool gives it
 (`{diff, firstChangedLine}`): every line added for a new file, else the previous content against the

@@ -1,4 +1,4 @@
-"""The Agent: state reduction, queues, continue rules, abort, listeners, run failure (pi-behaviour §2.1)."""
+"""The Agent: state reduction, queues, continue rules, abort, listeners, run failure."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The loop's event order and turn structure (pi-behaviour §2.2, §2.3, §2.5)."""
+"""The loop's event order and turn structure."""
 
 from __future__ import annotations
 

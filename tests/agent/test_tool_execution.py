@@ -1,4 +1,4 @@
-"""Tool batches: preparation failures, hooks, parallel vs sequential order (pi-behaviour §2.4)."""
+"""Tool batches: preparation failures, hooks, parallel vs sequential order."""
 
 from __future__ import annotations
 

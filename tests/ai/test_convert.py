@@ -1,4 +1,4 @@
-"""convert_to_llm (pi §1.3) and the provider-boundary transform (pi §1.4)."""
+"""convert_to_llm (pi's `convertToLlm`) and the provider-boundary transform (`transformMessages`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Context-overflow detection: every pi pattern, the exclusions and the two usage-based cases (§4.10)."""
+"""Context-overflow detection: every pi pattern, the exclusions and the two usage-based cases."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Retryable classification: every pi pattern, and overflow is never retryable (§7.2)."""
+"""Retryable classification: every pi pattern, and overflow is never retryable."""
 
 from __future__ import annotations
 

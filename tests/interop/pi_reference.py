@@ -1,4 +1,4 @@
-"""pi's `buildSessionContext` (pi-behaviour §3.4) and `getSessionName`, on the file's raw JSON objects.
+"""pi's `buildSessionContext` and `getSessionName`, on the file's raw JSON objects.
 
 An independent second reading of pi's rules, checked against pi's own output in `pi-contexts/`, so a
 file pi-tui has appended to can be rebuilt "as pi would" without trusting pi-tui's rebuild.

@@ -1,4 +1,4 @@
-"""A strict checker of pi's session format v3, written from pi-behaviour §1.1, §1.3 and §3.2.
+"""A strict checker of pi's session format v3, written from pi's message and entry types.
 
 It is independent of pi-tui's own models: every line is checked as plain JSON. Each entry type, message
 role, content block, `usage` and `cost` has a closed set of keys (required and optional), so a key pi

@@ -1,4 +1,4 @@
-"""Entry types and fields the real pi fixtures lack, in a file built BY HAND from pi-behaviour §1 and §3.2.
+"""Entry types and fields the real pi fixtures lack, in a file built BY HAND from pi's types.
 
 The fixtures hold a model change only as the first entry and no `custom`, `custom_message`,
 `bashExecution`, cleared label, thinking block, image or errored assistant. This file has all of

@@ -1,4 +1,4 @@
-"""Resource bounds (R14.3): a 10 MB pasted prompt, a 100 MB single-line tool output and a session of
+"""Resource bounds: a 10 MB pasted prompt, a 100 MB single-line tool output and a session of
 many entries are each handled with bounded memory (tracemalloc peaks), and the UI stays responsive on
 the big session. The quick default opens 20,000 entries; `RELIABILITY_FULL=1` the full 200,000.
 

@@ -1,4 +1,4 @@
-"""Crash safety of the session file (R14.1): `kill -9` at random points loses at most the entry being
+"""Crash safety of the session file: `kill -9` at random points loses at most the entry being
 written, every complete line is the entry that was meant, and the next open (and compaction) works.
 
 A real headless session (`tests/support/crash_driver.py`: scripted model, real tools, real store and

@@ -1,4 +1,4 @@
-"""Fault injection through the whole stack (issue #9 item 1, SPEC R9 and R14.3).
+"""Fault injection through the whole stack (docs/reliability.md, section 1).
 
 Each test serves one fault from the loopback server to a session built as the front ends build it (real
 openai client, real session file) and checks four things: the right path ran (retry, fallback,

@@ -1,4 +1,4 @@
-"""Fuzzing the input boundaries with hypothesis (R14.3): no input raises past the boundary.
+"""Fuzzing the input boundaries with hypothesis: no input raises past the boundary.
 
 Targets: the session loader and everything an open does with its result; the bash output pipeline
 (chunked feeding gives the same text as one chunk); the Chat Completions chunk assembler, alone and

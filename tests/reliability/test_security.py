@@ -1,5 +1,5 @@
-"""R14.2 on the real stack: private file modes, and no API key or `Authorization` header in anything the
-app writes or prints.
+"""Files and keys on the real stack: private file modes, and no API key or `Authorization` header in
+anything the app writes or prints.
 
 The headless CLI runs in a subprocess whose HOME, TMPDIR and pi-tui homes all live in one temporary root,
 through the real `openai` client against the loopback server: a tool call whose output spills, a failed

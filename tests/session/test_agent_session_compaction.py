@@ -1,5 +1,5 @@
 """Compaction inside a live AgentSession: manual, threshold after a run, overflow → compact → continue,
-a second overflow reported; and a request record after every model call (R8.1, R10, pi §4.3/§4.8)."""
+a second overflow reported; and a request record after every model call."""
 
 from __future__ import annotations
 

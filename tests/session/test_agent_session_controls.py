@@ -1,5 +1,5 @@
 """AgentSession controls against the loopback server: system prompt stability and reload, model,
-thinking and name entries, active tools, the steering/follow-up queue and session stats (pi §10.3)."""
+thinking and name entries, active tools, the steering/follow-up queue and session stats."""
 
 from __future__ import annotations
 

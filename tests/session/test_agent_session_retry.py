@@ -1,5 +1,5 @@
 """Failure handling of AgentSession against the loopback server: retries with backoff, Retry-After,
-cancellation, and the fallback chain (SPEC R9, pi-behaviour §7)."""
+cancellation, and the fallback chain."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tree navigation with and without a branch summary (pi-behaviour §5), against the loopback server:
+"""Tree navigation with and without a branch summary, against the loopback server:
 which entries are summarised, the exact request, the entry written and what the model sees next."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""User `!cmd` / `!!cmd` (pi-behaviour §6.3): real subprocesses, the shared output pipeline, recording
+"""User `!cmd` / `!!cmd`: real subprocesses, the shared output pipeline, recording
 now or after the running turn, cancellation, spilling, and what the model is sent."""
 
 from __future__ import annotations

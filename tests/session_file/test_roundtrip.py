@@ -1,4 +1,4 @@
-"""A session written by pi-tui reads back through the same models, line for line (R6.1, R14.1)."""
+"""A session written by pi-tui reads back through the same models, line for line."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def test_nothing_is_written_before_the_first_message_then_everything_is(tmp_path
     store.append_model_change("fake", "m")
     store.append_thinking_level_change("off")
     assert not store.path.exists() and not store.is_persisted
-    # The prompt is on disk before any reply, so a crash while waiting cannot lose it (R14.1).
+    # The prompt is on disk before any reply, so a crash while waiting cannot lose it.
     store.append_message(_ask())
     assert [obj["type"] for obj in read_objects(store.path)] == [
         "session",

@@ -1,4 +1,4 @@
-"""Branch summaries (pi-behaviour §5): budgeted selection and the single summary call."""
+"""Branch summaries: budgeted selection and the single summary call."""
 
 from __future__ import annotations
 

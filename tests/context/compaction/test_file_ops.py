@@ -1,4 +1,4 @@
-"""File-operation tracking and the tags appended to summaries (pi-behaviour §4.7)."""
+"""File-operation tracking and the tags appended to summaries."""
 
 from __future__ import annotations
 

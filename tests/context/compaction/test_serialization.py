@@ -1,4 +1,4 @@
-"""pi's `serializeConversation` text, byte for byte (pi-behaviour §4.6)."""
+"""pi's `serializeConversation` text, byte for byte."""
 
 from __future__ import annotations
 

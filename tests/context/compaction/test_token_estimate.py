@@ -1,4 +1,4 @@
-"""pi's chars/4 estimates, usage-based context size and the compaction trigger (pi-behaviour §4.2)."""
+"""pi's chars/4 estimates, usage-based context size and the compaction trigger."""
 
 from __future__ import annotations
 
