@@ -26,7 +26,6 @@ from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.approval import ApprovalAnswer
 from pi_tui.session.open_checks import continue_refusal, folder_warnings
-from pi_tui.session.path_view import path_items
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
 from pi_tui.session_file.diagnostics import diagnostic_lines
 from pi_tui.session_file.store import SessionReadOnlyError
@@ -324,13 +323,13 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
 
     @work(thread=True, exclusive=True, group="footer-tokens", exit_on_error=False)
     def _count_context_tokens(self) -> None:
-        """pi §11.1 context usage of the branch. Off the UI thread: the first count loads tiktoken and
+        """pi's context usage of the branch. Off the UI thread: the first count loads tiktoken and
         counts every message (seconds on a long session); later ones reuse the per-entry counts."""
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         session = self.session
         model = session.model
         with self._ledger_lock:
-            self._ledger.reset(path_items(session.store.get_branch()))
+            self._ledger.reset(session.store.get_branch())
             usage = self._ledger.context_usage(model.context_window if model else 0)
         if session is self.session:
             deliver(self, self._show_context_tokens, usage.tokens if usage is not None else None)
