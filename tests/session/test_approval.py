@@ -1,4 +1,4 @@
-"""Approval mode (R14.4) on a real AgentSession with real tools and the scripted provider: yes / no /
+"""Approval mode on a real AgentSession with real tools and the scripted provider: yes / no /
 always, which tools ask, abort while asking, and the headless answers (denied with a note, or `--yes`)."""
 
 from __future__ import annotations

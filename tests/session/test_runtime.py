@@ -1,4 +1,4 @@
-"""AgentSessionRuntime (pi-behaviour §10.4): resume with the target project's services, new, fork,
+"""AgentSessionRuntime: resume with the target project's services, new, fork,
 clone, import, the rebind hook, and a session whose cwd is gone."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""pi's `findCutPoint` on hand-built branches (pi-behaviour §4.5)."""
+"""pi's `findCutPoint` on hand-built branches."""
 
 from __future__ import annotations
 

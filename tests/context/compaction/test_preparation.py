@@ -1,4 +1,4 @@
-"""pi's `prepareCompaction` on hand-built branches and on the real pi fixture (pi-behaviour §4.4).
+"""pi's `prepareCompaction` on hand-built branches and on the real pi fixture.
 
 The fixture `c-auto-compaction.jsonl` was compacted three times by pi with small settings. Replaying
 our preparation on the branch as it was before each compaction, every `keepRecentTokens` from 2170 to
