@@ -3,7 +3,7 @@
 Builds a synthetic in-memory session of `--entries` entries (user question, assistant reply with a
 read / edit / bash call, tool result, assistant answer, repeated; a bookkeeping entry now and then)
 and times, for the current branch (median of `--repeats` runs):
-  view       session entries → neutral path items
+  branch     the root → leaf entries of the branch (`store.get_branch()`)
   prepare    prepare_compaction: rebuilt context, tokensBefore, cut point, file operations
   serialise  the summary request text of the history and the turn prefix (no model call)
   audit      the loss audit of the summarised span against a stand-in summary
@@ -16,7 +16,7 @@ from cache, its input cost at Claude Sonnet 4.5's prices. The time to first toke
 llama.cpp server needs one serving a model; without it the row says so (skipped, with the reason).
 
 Usage: python bench/compaction.py [--entries 20000] [--repeats 5] [--cost-turns 40]
-Targets: view + prepare + serialise + audit under 1 s for 20,000 entries; the inline summary call reads
+Targets: branch + prepare + serialise + audit under 1 s for 20,000 entries; the inline summary call reads
 at least 0.9 of its input from cache.
 """
 
@@ -47,7 +47,6 @@ from pi_tui.config.settings import CompactionSettings  # noqa: E402
 from pi_tui.context.compaction.loss_audit import audit_span  # noqa: E402
 from pi_tui.context.compaction.preparation import prepare_compaction  # noqa: E402
 from pi_tui.context.compaction.summaries import history_prompt, turn_prefix_prompt  # noqa: E402
-from pi_tui.session.path_view import path_items  # noqa: E402
 from pi_tui.session_file.store import SessionStore  # noqa: E402
 
 TARGET_S = 1.0
@@ -119,9 +118,8 @@ def _median(action: Callable[[], Any], repeats: int) -> tuple[float, Any]:
 def run(entries: int, repeats: int, compact_halfway: bool) -> float:
     store = build_session(entries, compact_halfway)
     settings = CompactionSettings()
-    branch = store.get_branch()
-    view_s, items = _median(lambda: path_items(branch), repeats)
-    prepare_s, prepared = _median(lambda: prepare_compaction(items, settings), repeats)
+    branch_s, branch = _median(store.get_branch, repeats)
+    prepare_s, prepared = _median(lambda: prepare_compaction(branch, settings), repeats)
     assert prepared is not None
 
     def serialise() -> int:
@@ -135,7 +133,7 @@ def run(entries: int, repeats: int, compact_halfway: bool) -> float:
         "## Goal\nBench\n\n## Critical Context\n- src/pkg1/module_1.py, 512 MB, pytest tests/test_1.py -x"
     )
     audit_s, audit = _median(lambda: audit_span(prepared.span, summary), repeats)
-    total = view_s + prepare_s + serialise_s + audit_s
+    total = branch_s + prepare_s + serialise_s + audit_s
     label = "with an earlier compaction" if compact_halfway else "first compaction"
     print(f"{len(branch)} entries on the branch ({label}):")
     print(f"  summarised {len(prepared.history)} messages (+{len(prepared.turn_prefix)} turn prefix),")
@@ -145,7 +143,7 @@ def run(entries: int, repeats: int, compact_halfway: bool) -> float:
         f"{audit.scanned_messages} of {audit.span_messages} messages"
     )
     for name, seconds in (
-        ("view", view_s),
+        ("branch", branch_s),
         ("prepare", prepare_s),
         ("serialise", serialise_s),
         ("audit", audit_s),

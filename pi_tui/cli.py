@@ -16,7 +16,7 @@ from pi_tui import __version__
 from pi_tui.ai.messages import THINKING_LEVELS
 from pi_tui.config.api_key_option import ApiKeyFileError, add_api_key_options, command_line_key
 from pi_tui.modes.run_options import RunOptions
-from pi_tui.session.services import SessionChoice
+from pi_tui.session.store_opening import SessionChoice
 
 SUBCOMMAND_HELP = {
     "sessions": "list sessions of this directory (--all: every directory, pi's too; --rename, --delete)",

@@ -28,9 +28,9 @@ from pi_tui.modes.user_messages import report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
 from pi_tui.session.open_checks import continue_refusal, folder_warnings
-from pi_tui.session.runtime import open_store
-from pi_tui.session.services import AgentSessionServices, SessionOpenError
+from pi_tui.session.services import AgentSessionServices
 from pi_tui.session.session_events import AnyEvent
+from pi_tui.session.store_opening import SessionOpenError, open_store
 
 EXIT_ERROR = 1
 EXIT_SIGNAL = {signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGINT: 130}

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pi_tui.ai.messages import ThinkingLevel
-from pi_tui.session.services import SessionChoice
+from pi_tui.session.store_opening import SessionChoice
 
 OutputMode = Literal["text", "json"]
 

@@ -1,4 +1,4 @@
-"""`AgentSession`: one session's agent, its file, its tools and its system prompt (pi-behaviour §10.3).
+"""`AgentSession`: one session's agent, its file, its tools and its system prompt (pi's `AgentSession`).
 
 Front ends (the TUI and the headless modes) talk to this class only. It owns an `Agent`, feeds it the
 rebuilt context of the session file, persists every message at `message_end` (in event order, off the
@@ -7,14 +7,15 @@ event loop), and forwards every agent event to its own subscribers, together wit
 change or `reload()` finds a changed resource, so every request of a session carries the same bytes.
 
 Work with a job of its own lives beside it: retries and fallback (`failure_recovery`), user shell
-commands (`user_bash_runner`), the queue texts (`queued_texts`), tree moves (`tree_navigation`).
+commands (`user_bash_runner`), the queue texts (`queued_texts`), tree moves (`tree_navigation`), how
+the provider is called and recorded (`provider_calls`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from pi_tui.agent.agent import Agent, AgentOptions
@@ -29,7 +30,7 @@ from pi_tui.ai.messages import (
     ThinkingLevel,
     UserMessage,
 )
-from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
+from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.key_secrets import remember_key
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
@@ -41,6 +42,7 @@ from pi_tui.session.auto_compaction import AutoCompaction, ConfirmCompaction
 from pi_tui.session.compaction_ops import CompactionOutcome, RestoreOutcome
 from pi_tui.session.failure_recovery import FailureRecovery
 from pi_tui.session.open_checks import continue_refusal
+from pi_tui.session.provider_calls import ProviderCalls
 from pi_tui.session.queued_texts import QueuedTexts, QueueKind
 from pi_tui.session.request_recorder import RequestRecorder
 from pi_tui.session.result_keys import redact_keys_in_result
@@ -88,7 +90,7 @@ class SessionConfig:
     reload_resources: ResourceReloader | None = None
     """How `reload()` re-reads the resources (default: `load_resources(cwd)`)."""
     approve: bool = False
-    """`--approve`: bash, write and edit ask first even when the `approval` setting is off (R14.4)."""
+    """`--approve`: bash, write and edit ask first even when the `approval` setting is off."""
     http_pool: HttpPool | None = None
     """The provider's connections, owned by whoever made the session (it closes them); `reload()` resets
     them. Without one every request opens and closes its own."""
@@ -105,11 +107,11 @@ class AgentSession(SessionControls):
         remember_key(config.api_key)  # hidden from every command and export from now on
         self._http_pool = config.http_pool
         self._listeners: list[SessionListener] = []
-        self._base_stream_fn = config.stream_fn or _default_stream_fn()
         self._recovery = FailureRecovery(self)
         self._compaction = AutoCompaction(self)
         self.confirm_compaction: ConfirmCompaction | None = None
         self._recorder = RequestRecorder(self.store)
+        self._calls = ProviderCalls(self, self._recorder, config.stream_fn, config.http_pool)
         self._tree_signal: AbortSignal | None = None
         self._bash = UserBashRunner(self)
         self._window_asked = False
@@ -129,7 +131,7 @@ class AgentSession(SessionControls):
         self.system_prompt = self._build_system_prompt()
         self.agent = Agent(
             AgentOptions(
-                stream_fn=self._stream,
+                stream_fn=self._calls.agent_turn,
                 convert_to_llm=convert_to_llm,
                 get_api_key=self._get_api_key,
                 before_tool_call=self.approval.before_tool_call,
@@ -143,8 +145,8 @@ class AgentSession(SessionControls):
             tools=self.active_tools,
             messages=existing.messages,
         )
-        # A resumed session records a different model with its next message, not on open (pi §10.2):
-        # opening pi's file to look must not write to it (R6.5).
+        # A resumed session records a different model with its next message, not on open, as pi does:
+        # opening pi's file to look must not write to it.
         self._model_unrecorded = bool(self.store.entries)
         record_model_and_thinking(
             self.store, self.model, self.thinking_level, model_too=not self._model_unrecorded
@@ -166,49 +168,14 @@ class AgentSession(SessionControls):
     async def _get_api_key(self, provider: str) -> str | None:
         return self._api_key
 
-    def _stream(
-        self, model: ModelConfig, context: LlmContext, options: StreamOptions
-    ) -> AsyncIterator[StreamEvent]:
-        # Session-level retries are visible (countdown, Esc); the SDK's own silent retries would hide them.
-        options = self._call_options(options)
-        return self._recorder.wrap(
-            self.stream_fn, model, context, system_prompt=self.system_prompt, options=options
-        )
-
     @property
     def stream_fn(self) -> StreamFunction:
         """The provider as the session calls it, without recording."""
-        return self._provider_call
+        return self._calls.unrecorded
 
     def summary_stream_fn(self, kind: RequestKind) -> StreamFunction:
         """The provider for summary calls, each leaving a request record of `kind`."""
-        recorded = self._recorder.summary_stream(self._provider_call, kind)
-
-        def call(
-            model: ModelConfig, context: LlmContext, options: StreamOptions
-        ) -> AsyncIterator[StreamEvent]:
-            # The record keeps the cache key, which the filled-in options decide.
-            return recorded(model, context, self._call_options(options))
-
-        return call
-
-    def _provider_call(
-        self, model: ModelConfig, context: LlmContext, options: StreamOptions
-    ) -> AsyncIterator[StreamEvent]:
-        return self._base_stream_fn(model, context, self._call_options(options))
-
-    def _call_options(self, options: StreamOptions) -> StreamOptions:
-        """`options` with the session's defaults filled in (idempotent)."""
-        if options.max_retries is None:
-            options = replace(options, max_retries=0)
-        if options.session_id is None:  # the provider's cache key and session-affinity headers
-            options = replace(options, session_id=self.store.session_id)
-        timeout_ms = self.resources.settings.retry.provider.timeout_ms
-        if options.timeout_s is None and timeout_ms is not None:
-            options = replace(options, timeout_s=timeout_ms / 1000)
-        if options.http_pool is None and self._http_pool is not None:
-            options = replace(options, http_pool=self._http_pool)
-        return options
+        return self._calls.summary(kind)
 
     # --- events ---------------------------------------------------------------------------------
 
@@ -313,7 +280,7 @@ class AgentSession(SessionControls):
         if self.store.read_only_reason is None:
             self.store.append_model_change(model.provider, model.id)
 
-    # --- queue (pi-behaviour §10.3, §12.13-14) -------------------------------------------------------
+    # --- queue: steering and follow-up messages ---------------------------------------------------
 
     async def steer(self, text: str) -> None:
         """Deliver `text` after the running turn's tool calls finish."""
@@ -350,7 +317,7 @@ class AgentSession(SessionControls):
         await self.agent.wait_for_idle()
 
     def session_stats(self) -> SessionStats:
-        """`/session`: counts and usage of the current context (pi-behaviour §11.3)."""
+        """`/session`: counts and usage of the current context."""
         return session_stats(
             self.agent.state.messages,
             session_file=str(self.store.path) if self.store.path is not None else None,
@@ -359,7 +326,7 @@ class AgentSession(SessionControls):
             window_source=self.model.window_source if self.model is not None else None,
         )
 
-    # --- user shell commands (pi-behaviour §6.3) ------------------------------------------------
+    # --- user shell commands (`!command`, `!!command`) ------------------------------------------
 
     @property
     def is_bash_running(self) -> bool:
@@ -383,7 +350,7 @@ class AgentSession(SessionControls):
         """Cancel the running user command only (Esc while it runs)."""
         self._bash.cancel()
 
-    # --- tree navigation (pi-behaviour §5) ------------------------------------------------------
+    # --- tree navigation ------------------------------------------------------------------------
 
     async def navigate_tree(
         self,
@@ -426,9 +393,3 @@ class AgentSession(SessionControls):
 
     def last_assistant_text(self) -> str | None:
         return last_assistant_text(self.agent.state.messages)
-
-
-def _default_stream_fn() -> StreamFunction:
-    from pi_tui.ai.providers import stream_by_api
-
-    return stream_by_api

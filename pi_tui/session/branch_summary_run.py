@@ -1,18 +1,15 @@
-"""Which entries a branch summary covers, and the summary call for them (pi's `navigateTree`).
+"""Which entries a branch summary covers: pi's `collectEntriesForBranchSummary`.
 
-The prompt, the token budget, file operations and the preamble are pi's rules as implemented in
-`pi_tui.context.compaction.branch_summary`; this module supplies the session side: the abandoned
-entries between the old leaf and the common ancestor with the target, in chronological order.
+The summary call itself (prompt, token budget, file operations, preamble) is
+`pi_tui.context.compaction.branch_summary.generate_branch_summary`; this module supplies the session
+side: the abandoned entries between the old leaf and the common ancestor with the target, in
+chronological order.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pi_tui.ai.abort import AbortSignal
-from pi_tui.context.compaction.branch_summary import BranchSummary, generate_branch_summary
-from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
-from pi_tui.session.path_view import path_items
 from pi_tui.session_file.entries import SessionEntry
 from pi_tui.session_file.store import SessionStore
 
@@ -44,23 +41,3 @@ def collect_entries_for_branch_summary(
         abandoned.append(entry)
     abandoned.reverse()
     return BranchEntries(abandoned, ancestor)
-
-
-async def summarize_branch(
-    entries: list[SessionEntry],
-    target: SummaryModel,
-    reserve_tokens: int,
-    *,
-    custom_instructions: str | None = None,
-    replace_instructions: bool = False,
-    signal: AbortSignal | None = None,
-) -> BranchSummary | SummaryFailure:
-    """One model call without tools; `No content to summarize` when nothing in `entries` counts."""
-    return await generate_branch_summary(
-        path_items(entries),
-        target,
-        reserve_tokens,
-        custom_instructions=custom_instructions,
-        replace_instructions=replace_instructions,
-        signal=signal,
-    )

@@ -33,7 +33,6 @@ from pi_tui.context.compaction.preview import CompactionPreview, preview_compact
 from pi_tui.context.compaction.strategy import choose_strategy
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
 from pi_tui.context.compaction.summary_run import SummaryCallFacts, write_summary
-from pi_tui.context.path_items import PathItem
 from pi_tui.session.compaction_pins import active_pins
 from pi_tui.session.compaction_sizes import (
     AFTER_KEY,
@@ -43,7 +42,6 @@ from pi_tui.session.compaction_sizes import (
     RequestRecords,
     measure_compaction,
 )
-from pi_tui.session.path_view import path_items
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.ids import iso_to_ms
 from pi_tui.session_file.store import SessionError, SessionStore
@@ -52,11 +50,6 @@ CompactionReason: TypeAlias = Literal["manual", "threshold", "overflow"]
 RESTORE_CUSTOM_TYPE = "pi-tui.restore"
 COMPACTION_FAILED = "Compaction failed"
 COMPACTION_CANCELLED = "Compaction cancelled"
-
-
-def branch_items(store: SessionStore, leaf_id: str | None = None) -> list[PathItem]:
-    """The neutral view of root → `leaf_id` (default: the current leaf)."""
-    return path_items(store.get_branch(leaf_id))
 
 
 def latest_compaction_ms(store: SessionStore) -> int | None:
@@ -69,7 +62,7 @@ def latest_compaction_ms(store: SessionStore) -> int | None:
 
 def prepare_for_store(store: SessionStore, settings: CompactionSettings) -> CompactionPreparation | None:
     """pi's `prepareCompaction` on the current branch (None: already compacted or nothing to keep)."""
-    return prepare_compaction(branch_items(store), settings)
+    return prepare_compaction(store.get_branch(), settings)
 
 
 def preview_for_store(
@@ -81,7 +74,7 @@ def preview_for_store(
 ) -> CompactionPreview | str:
     """`/compact --preview`: the preview, or why there is nothing to compact. No model call. Its
     tokens before and after are the whole request's, as `compaction_sizes` measures them."""
-    items = branch_items(store)
+    items = store.get_branch()
     records = RequestRecords(store)
 
     def sizer(first_kept_entry_id: str, summary: str) -> tuple[int, int]:
@@ -186,7 +179,7 @@ async def compact_store(
     what the last recorded one sent).
     """
     started = time.monotonic()
-    items = branch_items(store)
+    items = store.get_branch()
     prepared = prepare_compaction(items, settings)
     if prepared is None:
         return CompactionOutcome(error=unprepared_reason(items))

@@ -14,11 +14,10 @@ from typing import Any
 
 from pi_tui.context.compaction.loss_audit import LossAudit, audit_span
 from pi_tui.context.compaction.preparation import SpanMessage, boundary_start, span_messages
-from pi_tui.context.compaction.rebuilt_context import last_compaction_index
 from pi_tui.context.compaction.summary_diff import SectionDiff, diff_summaries
 from pi_tui.context.compaction.summary_run import SummaryCallFacts
-from pi_tui.session.compaction_ops import branch_items
 from pi_tui.session.compaction_sizes import RequestRecords, ShownSize, shown_size
+from pi_tui.session_file.context_rebuild import last_compaction_index
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.store import SessionStore
 
@@ -38,10 +37,10 @@ def summarized_span(store: SessionStore, entry: CompactionEntry) -> list[SpanMes
     """The messages `entry`'s summary replaced."""
     if entry.parent_id is None:
         return []
-    items = branch_items(store, entry.parent_id)
+    items = store.get_branch(entry.parent_id)
     start = boundary_start(items, last_compaction_index(items))
     end = next(
-        (index for index, item in enumerate(items) if item.entry_id == entry.first_kept_entry_id), len(items)
+        (index for index, earlier in enumerate(items) if earlier.id == entry.first_kept_entry_id), len(items)
     )
     return span_messages(items, start, max(start, end))
 

@@ -35,10 +35,9 @@ from pi_tui.context.accounting.record import (
 )
 from pi_tui.context.accounting.record_log import RecordLog
 from pi_tui.context.compaction.preview import CompactionPreview
-from pi_tui.context.compaction.rebuilt_context import rebuild_context
-from pi_tui.context.path_items import CompactionInfo, PathItem
 from pi_tui.context.system_prompt import SystemPrompt
-from pi_tui.session_file.entries import CompactionEntry, CustomEntry
+from pi_tui.session_file.context_rebuild import path_context
+from pi_tui.session_file.entries import CompactionEntry, CustomEntry, SessionEntry
 from pi_tui.session_file.store import SessionStore
 
 BEFORE_KEY = "requestTokensBefore"
@@ -92,13 +91,13 @@ class RequestRecords:
         return calibrate(self.turns_on_branch(leaf_id))
 
 
-def _messages_tokens(items: Sequence[PathItem], model: ModelConfig | None) -> int:
-    context = rebuild_context(items)
-    return messages_size(model, [part.message for part in context], [part.entry_id for part in context])
+def _messages_tokens(items: Sequence[SessionEntry], model: ModelConfig | None) -> int:
+    context = path_context(items)
+    return messages_size(model, context.messages, context.entry_ids)
 
 
 def measure_compaction(
-    items: Sequence[PathItem],
+    items: Sequence[SessionEntry],
     first_kept_entry_id: str,
     summary: str,
     *,
@@ -109,17 +108,19 @@ def measure_compaction(
     """The whole request before compacting the branch `items` and after, keeping from
     `first_kept_entry_id` with `summary`. Without `prefix` the one the last recorded request sent is
     counted (none recorded: the messages alone)."""
-    leaf_id = items[-1].entry_id if items else None
+    leaf_id = items[-1].id if items else None
     turns = records.turns_on_branch(leaf_id)
     if prefix is not None:
         fixed = prefix_size(model, prefix.system_prompt, prefix.tools)
     else:
         fixed = prefix_tokens(turns[-1]) if turns else 0
-    compaction = PathItem(
-        entry_id="",
-        kind="compaction",
+    compaction = CompactionEntry(
+        id="",
+        parent_id=leaf_id,
         timestamp=items[-1].timestamp if items else "",
-        compaction=CompactionInfo(summary=summary, first_kept_entry_id=first_kept_entry_id, tokens_before=0),
+        summary=summary,
+        first_kept_entry_id=first_kept_entry_id,
+        tokens_before=0,
     )
     calibration = calibrate(turns)
     return CompactionSize(

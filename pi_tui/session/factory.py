@@ -15,14 +15,9 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
 from pi_tui.config.settings_files import load_settings
-from pi_tui.session.runtime import (
-    AgentSessionRuntime,
-    RuntimeOptions,
-    SessionCwdMissingError,
-    open_store,
-    recorded_model,
-)
-from pi_tui.session.services import AgentSessionServices, SessionChoice, SessionOpenError
+from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions, recorded_model
+from pi_tui.session.services import AgentSessionServices
+from pi_tui.session.store_opening import SessionChoice, SessionOpenError, open_store
 
 
 @dataclass(frozen=True)
@@ -58,7 +53,7 @@ def create_runtime(
         return RuntimeSetup(None, problems)
     try:
         store = open_store(choice, cwd, cwd_override=cwd_override)
-    except (SessionOpenError, SessionCwdMissingError) as error:
+    except SessionOpenError as error:
         return RuntimeSetup(None, [*problems, str(error)])
     chosen_model, api_key = resolution.model, resolution.api_key
     # A continued session keeps its own model when nothing was asked for explicitly and that model is

@@ -26,9 +26,7 @@ from pi_tui.context.accounting.ledger import BranchLedger, ContextUsage
 from pi_tui.context.accounting.measure import MeasureCache, Segment, system_segments, tool_segments
 from pi_tui.context.accounting.record import DEFAULT_CACHE, REQUEST_CUSTOM_TYPE, RequestRecord
 from pi_tui.context.accounting.record_log import RecordLog
-from pi_tui.context.path_items import PathItem
 from pi_tui.context.system_prompt import SystemPrompt
-from pi_tui.session.path_view import path_item, path_items
 from pi_tui.session_file.entries import CustomEntry, SessionEntry
 from pi_tui.session_file.store import SessionStore
 
@@ -111,10 +109,10 @@ class InspectorCache:
             new.append(cursor)
             if cursor.parent_id == self.ledger.leaf_id and self.ledger.leaf_id is not None:
                 for entry in reversed(new):
-                    self.ledger.append(path_item(entry))
+                    self.ledger.append(entry)
                 return
             cursor = store.get_entry(cursor.parent_id) if cursor.parent_id is not None else None
-        self.ledger.reset(path_items(store.get_branch(leaf_id)) if leaf_id is not None else [])
+        self.ledger.reset(store.get_branch(leaf_id) if leaf_id is not None else [])
 
 
 @dataclass(frozen=True)
@@ -204,10 +202,10 @@ def build_inspector_data(
 
 def _ledger_boundary(ledger: BranchLedger, finder: BoundaryFinder) -> BoundaryFn:
     """The compaction algorithm's cut for the ledger's branch (see `accounting.boundary`)."""
-    compaction = ledger.compaction_item
-    index = ledger.position(compaction.entry_id) if compaction is not None else None
+    compaction = ledger.compaction
+    index = ledger.position(compaction.id) if compaction is not None else None
 
-    def boundary(items: Sequence[PathItem], settings: CompactionSettings) -> str | None:
+    def boundary(items: Sequence[SessionEntry], settings: CompactionSettings) -> str | None:
         return finder.keep_boundary(items, settings, index if index is not None else -1, ledger.position)
 
     return boundary

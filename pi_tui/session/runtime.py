@@ -1,9 +1,9 @@
-"""`AgentSessionRuntime`: owns the current `AgentSession` and replaces it (pi-behaviour §10.4).
+"""`AgentSessionRuntime`: owns the current `AgentSession` and replaces it (pi's session runtime).
 
 Every replacement (new, resume/switch, fork, clone, import) follows one path: the old session is
-aborted and left, the target store is opened, the services of the *target's* cwd are built (its
-settings, AGENTS.md, skills, templates), a fresh `AgentSession` is made from them, and listeners
-registered with `on_session_replaced` are told so a front end can rebind. Subscribers added with
+aborted and left, the target store is opened (`store_opening`), the services of the *target's* cwd are
+built (its settings, AGENTS.md, skills, templates), a fresh `AgentSession` is made from them, and
+listeners registered with `on_session_replaced` are told so a front end can rebind. Subscribers added with
 `subscribe` follow the runtime from one session to the next.
 
 The runtime owns the provider's HTTP connection pool: every session it makes shares it (a replaced
@@ -26,39 +26,21 @@ from pi_tui.ai.messages import ThinkingLevel, UserMessage
 from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.models import load_registry
-from pi_tui.config.paths import (
-    ensure_private_dir,
-    pi_sessions_root,
-    session_dir_for_cwd,
-    sessions_root,
-)
+from pi_tui.config.paths import ensure_private_dir, session_dir_for_cwd
 from pi_tui.session.agent_session import AgentSession, SessionConfig, SessionListener
-from pi_tui.session.services import AgentSessionServices, SessionChoice, SessionOpenError, open_session_store
+from pi_tui.session.services import AgentSessionServices
+from pi_tui.session.store_opening import SessionOpenError, new_store, open_session_file
 from pi_tui.session.tree_navigation import NavigationResult, content_text
 from pi_tui.session_file.entries import CURRENT_SESSION_VERSION, MessageEntry, SessionHeader
 from pi_tui.session_file.forking import session_file_name
 from pi_tui.session_file.ids import iso_timestamp, uuid7
 from pi_tui.session_file.migrations import replace_file_atomically
-from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session_file.store import SessionError, SessionStore
 
 ReplaceReason: TypeAlias = Literal["new", "resume", "fork"]
 ServicesFactory: TypeAlias = Callable[[Path], AgentSessionServices]
 ReplacedListener: TypeAlias = Callable[[AgentSession, ReplaceReason], Awaitable[None] | None]
 NOTHING_TO_CLONE = "Nothing to clone yet"
-
-
-class SessionCwdMissingError(SessionOpenError):
-    """The session's working directory is gone; `offered_cwd` is where it could continue instead."""
-
-    def __init__(self, session_path: Path, session_cwd: str, offered_cwd: str) -> None:
-        super().__init__(
-            f"the session's working directory no longer exists: {session_cwd}\n"
-            f"to continue it in the current directory ({offered_cwd}), pass --here"
-        )
-        self.session_path = session_path
-        self.session_cwd = session_cwd
-        self.offered_cwd = offered_cwd
 
 
 def _services_for(cwd: Path) -> AgentSessionServices:
@@ -81,27 +63,6 @@ class RuntimeOptions:
     services_factory: ServicesFactory = _services_for
     approve: bool = False
     """`--approve`: every session of this runtime asks before bash, write and edit."""
-
-
-def open_store(choice: SessionChoice, cwd: str, *, cwd_override: bool = False) -> SessionStore:
-    """The store a command line asks for. A resumed session whose cwd is gone raises
-    `SessionCwdMissingError` unless `cwd_override`, which continues it in `cwd`."""
-    if not choice.session or choice.no_session:
-        return open_session_store(choice, cwd)
-    root = sessions_root(choice.session_dir)
-    target = resolve_session_arg(choice.session, cwd, root=root, pi_root=pi_sessions_root())
-    if isinstance(target, SessionArgError):
-        raise SessionOpenError(target.message)
-    return _open_path(target, cwd, cwd_override)
-
-
-def _open_path(path: Path, current_cwd: str, cwd_override: bool) -> SessionStore:
-    store = SessionStore.open(path)
-    if Path(store.cwd).is_dir():
-        return store
-    if not cwd_override:
-        raise SessionCwdMissingError(path, store.cwd, current_cwd)
-    return SessionStore.open(path, cwd=current_cwd)
 
 
 class AgentSessionRuntime:
@@ -181,7 +142,7 @@ class AgentSessionRuntime:
         old.abort()
         await old.wait_for_idle()
         # Fallback or /model may have changed the model; the next session keeps using it, unless it
-        # resumes a session whose own model is configured and has a key (pi-behaviour §10.2).
+        # resumes a session whose own model is configured and has a key, as pi does.
         self._model, self._api_key = old.model, old.api_key
         if reason == "resume":
             restored = await asyncio.to_thread(recorded_model, store)
@@ -203,16 +164,14 @@ class AgentSessionRuntime:
     async def new_session(self) -> AgentSession:
         """`/new`: an empty session in the same session folder (in memory if the current one is)."""
         current = self.session.store
-        if current.path is None:
-            store = SessionStore.in_memory(current.cwd)
-        else:
-            store = SessionStore.create(current.cwd, self._session_dir)
+        store = new_store(current.cwd, self._session_dir if current.path is not None else None)
         return await self._replace(store, "new")
 
     async def switch_session(self, path: Path, *, cwd_override: str | None = None) -> AgentSession:
-        """`/resume`, `--session`: open `path` with the services of its own cwd.
+        """`/resume`: open `path` with the services of its own cwd.
 
-        Raises `SessionCwdMissingError` when that cwd is gone and no `cwd_override` is given.
+        When that cwd is gone the session continues in `cwd_override`; without one this raises
+        `SessionCwdMissingError`.
         """
         store = await asyncio.to_thread(self._open_for_switch, path, cwd_override)
         return await self._replace(store, "resume")
@@ -220,9 +179,8 @@ class AgentSessionRuntime:
     def _open_for_switch(self, path: Path, cwd_override: str | None) -> SessionStore:
         if not path.is_file():
             raise SessionOpenError(f"File not found: {path}")
-        if cwd_override is not None:
-            return SessionStore.open(path, cwd=cwd_override)
-        return _open_path(path, str(self.services.cwd), False)
+        here = cwd_override is not None
+        return open_session_file(path, cwd_override or str(self.services.cwd), here=here)
 
     async def fork(self, entry_id: str) -> str:
         """`/fork`: a new session holding the path up to just before user message `entry_id`;

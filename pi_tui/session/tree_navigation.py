@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import TextContent, UserBlock, UserMessage
+from pi_tui.context.compaction.branch_summary import generate_branch_summary
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
-from pi_tui.session.branch_summary_run import collect_entries_for_branch_summary, summarize_branch
+from pi_tui.session.branch_summary_run import collect_entries_for_branch_summary
 from pi_tui.session_file.entries import BranchSummaryEntry, CustomMessageEntry, MessageEntry, SessionEntry
 from pi_tui.session_file.store import SessionError, SessionStore
 
@@ -80,7 +81,7 @@ async def navigate_tree(
     if summary is not None and summary.target is not None:
         abandoned = collect_entries_for_branch_summary(store, old_leaf, target_id).entries
         if abandoned:
-            outcome = await summarize_branch(
+            outcome = await generate_branch_summary(
                 abandoned,
                 summary.target,
                 summary.reserve_tokens,

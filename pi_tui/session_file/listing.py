@@ -1,4 +1,4 @@
-"""Session lists for the resume picker and `--session`, with the fields of pi's listing.
+"""Session lists for the resume picker, `--session` and `-c` (the newest session of a folder).
 
 Listing must stay fast over hundreds of files, so files are streamed line by line and only the lines
 listing needs are parsed: pi and pi-tui write `type` first, so other entry types are recognised by
@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeAlias
 
 from pi_tui.config.paths import cwd_folder_name, pi_sessions_root, sessions_root
 from pi_tui.session_file.ids import iso_to_ms
+from pi_tui.session_file.loader import has_session_header
 
 SessionSource: TypeAlias = Literal["pi-tui", "pi"]
 NO_MESSAGES = "(no messages)"
@@ -133,6 +134,15 @@ def _parse(line: str) -> dict[str, Any] | None:
 def _sorted(summaries: Iterable[SessionSummary | None]) -> list[SessionSummary]:
     present = [item for item in summaries if item is not None]
     return sorted(present, key=lambda item: item.modified, reverse=True)
+
+
+def newest_session_file(folder: Path) -> Path | None:
+    """The most recently modified file of `folder` with a valid session header (what `-c` continues)."""
+    candidates = [item for item in folder.glob("*.jsonl") if item.is_file()] if folder.is_dir() else []
+    for candidate in sorted(candidates, key=lambda item: item.stat().st_mtime, reverse=True):
+        if has_session_header(candidate):
+            return candidate
+    return None
 
 
 def list_folder(folder: Path, source: SessionSource = "pi-tui") -> list[SessionSummary]:

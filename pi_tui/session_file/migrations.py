@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_tui.config.paths import SESSION_FILE_MODE
-from pi_tui.session_file.entries import CURRENT_SESSION_VERSION
+from pi_tui.session_file.diagnostics import Diagnostic
+from pi_tui.session_file.entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader, entry_line
 from pi_tui.session_file.ids import new_entry_id
 
 BACKUP_SUFFIX = ".bak"
@@ -83,6 +84,31 @@ def migrate_objects(objects: list[dict[str, Any]], from_version: int) -> bool:
 
 def backup_path(path: Path, version: int) -> Path:
     return path.with_name(f"{path.name}.v{version}{BACKUP_SUFFIX}")
+
+
+def write_migrated_file(
+    path: Path,
+    header: SessionHeader,
+    entries: list[SessionEntry],
+    version: int,
+    migrate: bool,
+    diagnostics: list[Diagnostic],
+) -> str | None:
+    """Replace an old-format file by its v3 form (`migrate=False`: leave it); None when that happened,
+    else why the store stays read-only. What was done is added to `diagnostics`."""
+    if not migrate:
+        return f"format v{version} not migrated"
+    text = "".join(f"{entry_line(item)}\n" for item in [header, *entries])
+    backup = backup_path(path, version)
+    try:
+        replace_file_atomically(path, text, keep_backup_as=backup)
+    except OSError as error:
+        diagnostics.append(Diagnostic(path, None, f"could not migrate from format v{version}: {error}"))
+        return f"format v{version} could not be migrated"
+    diagnostics.append(
+        Diagnostic(path, None, f"migrated from format v{version}; original kept as {backup.name}")
+    )
+    return None
 
 
 def replace_file_atomically(path: Path, text: str | bytes, *, keep_backup_as: Path | None = None) -> None:

@@ -1,9 +1,9 @@
-"""`SessionStore`: one session file as pi's `SessionManager` keeps it (pi-behaviour §3.3, §3.5).
+"""`SessionStore`: one session file as pi's `SessionManager` keeps it.
 
 Entries are held in file order with an id index and a leaf pointer (the last entry on load). Every
 `append_*` makes a child of the leaf and moves the leaf onto it. Persistence is lazy, a little less so
 than pi's: no file exists until the session holds a message (pi waits for the assistant's; we write the
-user's at once, so a crash before the first reply cannot lose the prompt, R14.1); then header and all
+user's at once, so a crash before the first reply cannot lose the prompt); then header and all
 entries are written at once, and afterwards each append adds exactly its own line (see `writer.py` for
 the durability policy). A session that only recorded its model and thinking level leaves no file.
 A file that could not be fully understood (no header, newer format) is read-only: appending raises
@@ -40,8 +40,9 @@ from pi_tui.session_file.entries import (
 )
 from pi_tui.session_file.forking import branched_entries, export_lines, session_file_name
 from pi_tui.session_file.ids import file_timestamp, iso_timestamp, new_entry_id, uuid7
-from pi_tui.session_file.loader import EMPTY_FILE, has_session_header, read_session_file
-from pi_tui.session_file.migrations import backup_path, replace_file_atomically
+from pi_tui.session_file.listing import newest_session_file
+from pi_tui.session_file.loader import EMPTY_FILE, read_session_file
+from pi_tui.session_file.migrations import replace_file_atomically, write_migrated_file
 from pi_tui.session_file.tree import Labels, TreeNode, branch_path, build_tree, parent_loops
 from pi_tui.session_file.writer import SessionWriteError, append_lines, create_session_file
 
@@ -143,7 +144,7 @@ class SessionStore:
         reason = loaded.read_only_reason
         header = loaded.header or _new_header(cwd if cwd is not None else "")
         if loaded.migrated and reason is None:
-            reason = cls._migrate_file(
+            reason = write_migrated_file(
                 path, header, loaded.entries, loaded.original_version, migrate, loaded.diagnostics
             )
         return cls(
@@ -158,41 +159,14 @@ class SessionStore:
             cwd=cwd,
         )
 
-    @staticmethod
-    def _migrate_file(
-        path: Path,
-        header: SessionHeader,
-        entries: list[SessionEntry],
-        version: int,
-        migrate: bool,
-        diagnostics: list[Diagnostic],
-    ) -> str | None:
-        """Replace an old-format file by its v3 form; the read-only reason if that did not happen."""
-        if not migrate:
-            return f"format v{version} not migrated"
-        text = "".join(f"{entry_line(item)}\n" for item in [header, *entries])
-        backup = backup_path(path, version)
-        try:
-            replace_file_atomically(path, text, keep_backup_as=backup)
-        except OSError as error:
-            diagnostics.append(Diagnostic(path, None, f"could not migrate from format v{version}: {error}"))
-            return f"format v{version} could not be migrated"
-        diagnostics.append(
-            Diagnostic(path, None, f"migrated from format v{version}; original kept as {backup.name}")
-        )
-        return None
-
     @classmethod
     def continue_recent(
         cls, cwd: str, session_dir: Path | None = None, *, root: Path | None = None
     ) -> SessionStore:
         """The most recently modified session with a valid header in the cwd's folder, else a new one."""
         folder = session_dir or session_dir_for_cwd(cwd, root)
-        candidates = [item for item in folder.glob("*.jsonl") if item.is_file()] if folder.is_dir() else []
-        for candidate in sorted(candidates, key=lambda item: item.stat().st_mtime, reverse=True):
-            if has_session_header(candidate):
-                return cls.open(candidate)
-        return cls.create(cwd, folder)
+        newest = newest_session_file(folder)
+        return cls.open(newest) if newest is not None else cls.create(cwd, folder)
 
     @classmethod
     def fork_from(

@@ -11,7 +11,7 @@ from pi_tui.config.models import NO_MODEL_MESSAGE
 from pi_tui.config.paths import pi_sessions_root, sessions_root
 from pi_tui.config.setup_status import SetupStatus, describe_model_setup
 from pi_tui.session.factory import ModelChoice, RuntimeSetup, create_runtime
-from pi_tui.session.services import SessionChoice
+from pi_tui.session.store_opening import SessionChoice
 
 
 def run_interactive(

@@ -17,7 +17,7 @@ from pi_tui.config.settings import MAX_TOOL_BYTES
 from pi_tui.config.settings_files import project_settings_path
 from pi_tui.modes.print_mode import run_print_mode
 from pi_tui.modes.run_options import RunOptions
-from pi_tui.session.services import SessionChoice
+from pi_tui.session.store_opening import SessionChoice
 from pi_tui.session_file.store import SessionStore
 from tests.support.openai_server import (
     ErrorReply,

@@ -19,8 +19,8 @@ from pi_tui.ai.messages import AssistantMessage, TextContent, ToolResultMessage,
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.factory import ModelChoice, create_runtime
-from pi_tui.session.services import SessionChoice
 from pi_tui.session.session_events import AnyEvent
+from pi_tui.session.store_opening import SessionChoice
 from pi_tui.session_file.entries import MessageEntry
 from pi_tui.session_file.store import SessionStore
 from tests.support.openai_server import OpenAIServer

@@ -23,7 +23,7 @@ from pi_tui.session.approval import (
     no_approver_text,
     user_denied_text,
 )
-from pi_tui.session.services import SessionChoice
+from pi_tui.session.store_opening import SessionChoice
 from pi_tui.session_file.store import SessionStore
 
 MODEL = ModelConfig(id="scripted-model", provider="scripted", context_window=32_000, reasoning=False)

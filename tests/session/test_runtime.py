@@ -16,10 +16,8 @@ from pi_tui.session.runtime import (
     AgentSessionRuntime,
     ReplaceReason,
     RuntimeOptions,
-    SessionCwdMissingError,
-    open_store,
 )
-from pi_tui.session.services import SessionChoice, SessionOpenError
+from pi_tui.session.store_opening import SessionChoice, SessionCwdMissingError, SessionOpenError, open_store
 from pi_tui.session_file.entries import LabelEntry, MessageEntry
 from pi_tui.session_file.store import SessionError, SessionStore
 from tests.session.test_agent_session_controls import PLAIN, write_models

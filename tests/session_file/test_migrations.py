@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pi_tui.ai.messages import CustomMessage
-from pi_tui.session_file import store as store_module
+from pi_tui.session_file import migrations
 from pi_tui.session_file.entries import CompactionEntry, MessageEntry
 from pi_tui.session_file.migrations import migrate_objects, replace_file_atomically
 from pi_tui.session_file.store import SessionStore
@@ -126,7 +126,7 @@ def test_failed_migration_leaves_the_file_and_opens_read_only(
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(store_module, "replace_file_atomically", refuse)
+    monkeypatch.setattr(migrations, "replace_file_atomically", refuse)
     store = SessionStore.open(path)
     assert path.read_bytes() == before
     assert not store.writable and [e.id for e in store.entries] == ["a1"]

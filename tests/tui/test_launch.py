@@ -10,7 +10,7 @@ import pytest
 from pi_tui.config.paths import models_path
 from pi_tui.config.setup_status import describe_model_setup
 from pi_tui.session.factory import ModelChoice, create_runtime
-from pi_tui.session.services import SessionChoice
+from pi_tui.session.store_opening import SessionChoice
 from pi_tui.tui.launch import setup_notice
 
 

@@ -1,4 +1,4 @@
-"""Budget geometry (R8.3): the window, the reserve, the auto-compaction threshold and how the window is
+"""Budget geometry: the window, the reserve, the auto-compaction threshold and how the window is
 currently split between the static prefix, the summary, the kept tail, the new tail and free space.
 
 One figure for what the context uses, computed once here, and every other number read from it: the
@@ -18,9 +18,9 @@ from pi_tui.config.bounds import reserve_note, reserve_within_window
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.accounting.calibration import UNCALIBRATED, Calibration
 from pi_tui.context.accounting.ledger import BranchLedger, ContextUsage, UsageSource
-from pi_tui.context.path_items import PathItem
+from pi_tui.session_file.entries import SessionEntry
 
-BoundaryFn = Callable[[Sequence[PathItem], CompactionSettings], "str | None"]
+BoundaryFn = Callable[[Sequence[SessionEntry], CompactionSettings], "str | None"]
 """Where the next compaction would cut: the id of the first entry it would keep, or None if nothing
 would be cut. The session layer passes the compaction algorithm's answer (`find_cut_point` over the span
 `prepare_compaction` would use); accounting never decides the cut itself."""
@@ -153,7 +153,7 @@ def budget_geometry(
     split = split_budget(context_window, reserve, prefix, summary, kept, new_tail)
     boundary = None
     if boundary_fn is not None:
-        entry_id = boundary_fn(ledger.items, settings)
+        entry_id = boundary_fn(ledger.entries, settings)
         kept_raw = ledger.tokens_from(entry_id) if entry_id is not None else None
         if entry_id is not None and kept_raw is not None:
             scaled = round(kept_raw * messages / raw_messages) if raw_messages else 0

@@ -1,14 +1,14 @@
 """The running account of one branch: its context messages, their token counts and pi's context usage.
 
-`BranchLedger` is fed the branch root→leaf as `PathItem`s. `append` handles one new entry in O(that
-entry) (a compaction rebuilds, which is rare); `reset` takes a whole branch, recounting only entries it
-has not seen before (counts are kept per entry id, and entries never change). The context is rebuilt as
-pi's `buildSessionContext` does (§3.4): after the last compaction it is the summary, the kept messages
-from `firstKeptEntryId` up to the compaction, then everything after it.
+`BranchLedger` is fed the branch root→leaf as session entries. `append` handles one new entry in
+O(that entry) (a compaction rebuilds, which is rare); `reset` takes a whole branch, recounting only
+entries it has not seen before (counts are kept per entry id, and entries never change). The context is
+the one rebuild of `session_file.context_rebuild`, each message tagged with its zone: the compaction
+summary, the kept entries before the compaction, the new ones after it.
 
-Context usage follows pi §11.1, with offline tiktoken counts (`tokens.count_message`) in place of pi's
-chars/4 for the messages after the last usage. The compaction *trigger* keeps pi's conservative chars/4
-estimate; that lives with compaction, not here.
+Context usage is pi's `getContextUsage()`: the last reply's reported usage plus an estimate of the
+messages after it, here offline tiktoken counts (`tokens.count_message`) in place of pi's chars/4.
+The compaction *trigger* keeps pi's conservative chars/4 estimate; that lives with compaction, not here.
 """
 
 from __future__ import annotations
@@ -19,9 +19,14 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from pi_tui.ai import tokens
-from pi_tui.ai.messages import AgentMessage, AssistantMessage, BashExecutionMessage, CompactionSummaryMessage
+from pi_tui.ai.messages import AgentMessage, AssistantMessage, BashExecutionMessage
 from pi_tui.context.accounting.measure import COMPACTION_SUMMARY_KEY
-from pi_tui.context.path_items import PathItem
+from pi_tui.session_file.context_rebuild import (
+    compaction_summary_message,
+    entry_message,
+    split_at_latest_compaction,
+)
+from pi_tui.session_file.entries import CompactionEntry, SessionEntry
 
 Zone: TypeAlias = Literal["summary", "kept", "new"]
 UsageSource: TypeAlias = Literal["usage", "estimate", "unknown"]
@@ -49,10 +54,10 @@ class BranchLedger:
 
     # --- feeding --------------------------------------------------------------------------------
 
-    def reset(self, items: Sequence[PathItem]) -> None:
+    def reset(self, entries: Sequence[SessionEntry]) -> None:
         """Take a whole branch (root first)."""
-        self.items: list[PathItem] = list(items)
-        self._path_pos = {item.entry_id: i for i, item in enumerate(self.items)}
+        self.entries: list[SessionEntry] = list(entries)
+        self._path_pos = {entry.id: i for i, entry in enumerate(self.entries)}
         self.keys: list[str] = []
         self.message_tokens: list[int] = []
         self.zones: list[Zone] = []
@@ -60,50 +65,39 @@ class BranchLedger:
         self._context_pos: dict[str, int] = {}
         self.zone_tokens: dict[Zone, int] = {"summary": 0, "kept": 0, "new": 0}
         self.turn_sizes: list[int] = []
-        self.compaction_item: PathItem | None = None
+        self.compaction: CompactionEntry | None = None
         self._anchor: int | None = None
         self._anchor_tokens = 0
         self._trailing = 0
         self._fresh_after_compaction: int | None = None
-        position = next(
-            (i for i in range(len(self.items) - 1, -1, -1) if self.items[i].compaction is not None), None
-        )
-        if position is None:
-            for item in self.items:
-                self._add_item(item, "new")
-            return
-        compaction = self.items[position]
-        self.compaction_item = compaction
-        assert compaction.compaction is not None
-        summary = CompactionSummaryMessage(
-            summary=compaction.compaction.summary, tokens_before=compaction.compaction.tokens_before
-        )
-        self._add(COMPACTION_SUMMARY_KEY, summary, self._count_message(summary), "summary")
-        kept = False
-        for item in self.items[:position]:
-            kept = kept or item.entry_id == compaction.compaction.first_kept_entry_id
-            if kept:
-                self._add_item(item, "kept")
-        for item in self.items[position + 1 :]:
-            self._add_item(item, "new")
+        split = split_at_latest_compaction(self.entries)
+        self.compaction = split.compaction
+        if split.compaction is not None:
+            summary = compaction_summary_message(split.compaction)
+            self._add(COMPACTION_SUMMARY_KEY, summary, self._count_message(summary), "summary")
+        for entry in split.kept:
+            self._add_entry(entry, "kept")
+        for entry in split.after:
+            self._add_entry(entry, "new")
 
-    def append(self, item: PathItem) -> None:
+    def append(self, entry: SessionEntry) -> None:
         """One new entry at the end of the branch (a child of the current leaf)."""
-        if item.compaction is not None:
-            self.reset([*self.items, item])
+        if isinstance(entry, CompactionEntry):
+            self.reset([*self.entries, entry])
             return
-        self._path_pos[item.entry_id] = len(self.items)
-        self.items.append(item)
-        self._add_item(item, "new")
+        self._path_pos[entry.id] = len(self.entries)
+        self.entries.append(entry)
+        self._add_entry(entry, "new")
 
-    def _add_item(self, item: PathItem, zone: Zone) -> None:
-        if item.message is None:
+    def _add_entry(self, entry: SessionEntry, zone: Zone) -> None:
+        message = entry_message(entry)
+        if message is None:
             return
-        count = self._counts.get(item.entry_id)
+        count = self._counts.get(entry.id)
         if count is None:
-            count = self._count_message(item.message)
-            self._counts[item.entry_id] = count
-        self._add(item.entry_id, item.message, count, zone)
+            count = self._count_message(message)
+            self._counts[entry.id] = count
+        self._add(entry.id, message, count, zone)
 
     def _add(self, key: str, message: AgentMessage, count: int, zone: Zone) -> None:
         self._context_pos[key] = len(self.keys)
@@ -123,7 +117,7 @@ class BranchLedger:
             self._anchor = len(self.keys) - 1
             self._anchor_tokens = message.usage.context_tokens()
             self._trailing = 0
-            if zone == "new" and self.compaction_item is not None:
+            if zone == "new" and self.compaction is not None:
                 self._fresh_after_compaction = self._anchor_tokens
         else:
             self._trailing += count
@@ -132,7 +126,7 @@ class BranchLedger:
 
     @property
     def leaf_id(self) -> str | None:
-        return self.items[-1].entry_id if self.items else None
+        return self.entries[-1].id if self.entries else None
 
     @property
     def context_tokens(self) -> int:
@@ -145,18 +139,18 @@ class BranchLedger:
         position = self._path_pos.get(entry_id)
         if position is None:
             return None
-        for item in self.items[position:]:
-            index = self._context_pos.get(item.entry_id)
+        for entry in self.entries[position:]:
+            index = self._context_pos.get(entry.id)
             if index is not None and self.zones[index] != "summary":
                 return self._before[-1] - self._before[index]
         return 0
 
     def context_usage(self, context_window: int) -> ContextUsage | None:
-        """pi §11.1; None without a usable window (pi's `undefined`)."""
+        """pi's `getContextUsage()`; None without a usable window (pi's `undefined`)."""
         if context_window <= 0:
             return None
         anchor_id = self.keys[self._anchor] if self._anchor is not None else None
-        if self.compaction_item is not None and not self._fresh_after_compaction:
+        if self.compaction is not None and not self._fresh_after_compaction:
             return ContextUsage(None, context_window, None, 0, 0, None, "unknown")
         if self._anchor is None:
             total = self._before[-1]

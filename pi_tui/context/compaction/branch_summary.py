@@ -1,4 +1,4 @@
-"""Summarising an abandoned branch on tree navigation (pi-behaviour §5, `branch-summarization.ts`).
+"""Summarising an abandoned branch on tree navigation (pi's `branch-summarization.ts`).
 
 `prepare_branch_entries` walks the branch newest first within a token budget (tool results are
 dropped: their calls carry the context) and `generate_branch_summary` makes one call with pi's
@@ -23,15 +23,15 @@ from pi_tui.context.compaction.prompts import (
     summary_request_text,
     with_focus,
 )
-from pi_tui.context.compaction.rebuilt_context import summary_message
 from pi_tui.context.compaction.serialization import serialize_messages
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel, complete, reply_outcome
 from pi_tui.context.compaction.token_estimate import estimate_tokens
-from pi_tui.context.path_items import PathItem
+from pi_tui.session_file.context_rebuild import compaction_summary_message, entry_message
+from pi_tui.session_file.entries import BranchSummaryEntry, CompactionEntry, SessionEntry
 
 BRANCH_SUMMARY_MAX_TOKENS = 2048
 SUMMARY_OVERSHOOT_SHARE = 0.9
-"""A summary item over budget is still taken while the running total is under 90 % of it."""
+"""A summary entry over budget is still taken while the running total is under 90 % of it."""
 BRANCH_FAILED = "Summarisation failed"
 
 
@@ -42,31 +42,30 @@ class BranchPreparation:
     total_tokens: int
 
 
-def branch_item_message(item: PathItem) -> AgentMessage | None:
+def branch_entry_message(entry: SessionEntry) -> AgentMessage | None:
     """pi's branch mapping: messages except tool results, custom messages, branch and compaction summaries."""
-    if item.kind == "compaction" and item.compaction is not None:
-        return summary_message(item.compaction, item.timestamp)
-    if isinstance(item.message, ToolResultMessage):
-        return None
-    return item.message
+    if isinstance(entry, CompactionEntry):
+        return compaction_summary_message(entry)
+    message = entry_message(entry)
+    return None if isinstance(message, ToolResultMessage) else message
 
 
-def prepare_branch_entries(items: Sequence[PathItem], token_budget: int = 0) -> BranchPreparation:
+def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 0) -> BranchPreparation:
     """Newest-first selection within `token_budget` (0: unlimited), returned in chronological order."""
     file_ops = FileOps()
-    for item in items:
-        if item.kind == "branch_summary" and not item.branch_from_hook:
-            file_ops.add_details(item.branch_details)
+    for entry in entries:
+        if isinstance(entry, BranchSummaryEntry) and not entry.from_hook:
+            file_ops.add_details(entry.details)
     selected: list[AgentMessage] = []
     total = 0
-    for item in reversed(items):
-        message = branch_item_message(item)
+    for entry in reversed(entries):
+        message = branch_entry_message(entry)
         if message is None:
             continue
         file_ops.add_message(message)
         tokens = estimate_tokens(message)
         if token_budget > 0 and total + tokens > token_budget:
-            is_summary = item.kind in ("compaction", "branch_summary")
+            is_summary = entry.type in ("compaction", "branch_summary")
             if is_summary and total < token_budget * SUMMARY_OVERSHOOT_SHARE:
                 selected.append(message)
                 total += tokens
@@ -95,7 +94,7 @@ def branch_prompt(
 
 
 async def generate_branch_summary(
-    items: Sequence[PathItem],
+    entries: Sequence[SessionEntry],
     target: SummaryModel,
     reserve_tokens: int,
     *,
@@ -106,7 +105,7 @@ async def generate_branch_summary(
     """pi's `generateBranchSummary`; the budget is the model's window (or 128000) minus `reserve_tokens`
     (at most half the window)."""
     window = target.model.context_window or 128_000
-    prepared = prepare_branch_entries(items, window - reserve_within_window(reserve_tokens, window))
+    prepared = prepare_branch_entries(entries, window - reserve_within_window(reserve_tokens, window))
     if not prepared.messages:
         return BranchSummary(NO_BRANCH_CONTENT)
     reply = await complete(

@@ -1,4 +1,4 @@
-"""Where a compaction cuts the branch: pi's `findCutPoint` (pi-behaviour §4.5).
+"""Where a compaction cuts the branch: pi's `findCutPoint`, over the session entries of the path.
 
 The kept tail holds about `keep_recent_tokens` of the newest messages and always starts at a legal
 boundary: never at a tool result (its tool call would be lost), so cutting at an assistant reply
@@ -13,14 +13,18 @@ from dataclasses import dataclass
 
 from pi_tui.ai.messages import BashExecutionMessage, ToolResultMessage, UnknownMessage, UserMessage
 from pi_tui.context.compaction.token_estimate import estimate_tokens
-from pi_tui.context.path_items import PathItem
+from pi_tui.session_file.context_rebuild import entry_message
+from pi_tui.session_file.entries import SessionEntry
 
-_CUT_KINDS = frozenset({"branch_summary", "custom_message"})
+# Entry types are compared by name, as pi does: an entry kept opaque because it failed validation still
+# counts as what its `type` says.
+_CUT_TYPES = frozenset({"branch_summary", "custom_message"})
+_STOPS_MOVE_BACK = frozenset({"compaction", "message"})
 
 
 @dataclass(frozen=True)
 class CutPoint:
-    """`first_kept_index`: first item kept verbatim. `turn_start_index`: the user message (or other turn
+    """`first_kept_index`: first entry kept verbatim. `turn_start_index`: the user message (or other turn
     opener) of the turn the cut splits, -1 when the cut is at a user message or no opener exists."""
 
     first_kept_index: int
@@ -28,25 +32,33 @@ class CutPoint:
     is_split_turn: bool
 
 
-def is_valid_cut(item: PathItem) -> bool:
-    """A message item other than a tool result, or a branch summary / custom message entry."""
-    if item.kind == "message":
-        message = item.message
+def is_valid_cut(entry: SessionEntry) -> bool:
+    """A message entry other than a tool result, or a branch summary / custom message entry."""
+    if entry.type == "message":
+        message = entry_message(entry)
         return message is not None and not isinstance(message, ToolResultMessage | UnknownMessage)
-    return item.kind in _CUT_KINDS
+    return entry.type in _CUT_TYPES
 
 
-def valid_cut_points(items: Sequence[PathItem], start: int, end: int) -> list[int]:
+def valid_cut_points(items: Sequence[SessionEntry], start: int, end: int) -> list[int]:
     return [index for index in range(start, end) if is_valid_cut(items[index])]
 
 
-def _opens_turn(item: PathItem) -> bool:
-    if item.kind in _CUT_KINDS:
+def move_back_over_settings(items: Sequence[SessionEntry], cut: int, start: int) -> int:
+    """pi moves a cut back over entries that are not messages (settings, labels, custom entries…) until
+    a message or a compaction entry or `start`."""
+    while cut > start and items[cut - 1].type not in _STOPS_MOVE_BACK:
+        cut -= 1
+    return cut
+
+
+def _opens_turn(entry: SessionEntry) -> bool:
+    if entry.type in _CUT_TYPES:
         return True
-    return item.kind == "message" and isinstance(item.message, UserMessage | BashExecutionMessage)
+    return entry.type == "message" and isinstance(entry_message(entry), UserMessage | BashExecutionMessage)
 
 
-def find_turn_start_index(items: Sequence[PathItem], index: int, start: int) -> int:
+def find_turn_start_index(items: Sequence[SessionEntry], index: int, start: int) -> int:
     """Nearest turn opener at or before `index` (not before `start`), or -1."""
     for position in range(index, start - 1, -1):
         if _opens_turn(items[position]):
@@ -54,7 +66,7 @@ def find_turn_start_index(items: Sequence[PathItem], index: int, start: int) -> 
     return -1
 
 
-def _starts_a_turn(items: Sequence[PathItem], cut: int, end: int) -> bool:
+def _starts_a_turn(items: Sequence[SessionEntry], cut: int, end: int) -> bool:
     """The kept region opens with a user message, perhaps after entries that are not messages.
 
     pi looks at the cut item alone, so a cut moved back over a custom entry counts as splitting the
@@ -63,23 +75,23 @@ def _starts_a_turn(items: Sequence[PathItem], cut: int, end: int) -> bool:
     nearly every compaction of its own sessions such a split: the first message decides here.
     """
     for index in range(cut, end):
-        item = items[index]
-        if item.kind == "message":
-            return isinstance(item.message, UserMessage)
-        if item.kind in _CUT_KINDS or item.kind == "compaction":
+        entry = items[index]
+        if entry.type == "message":
+            return isinstance(entry_message(entry), UserMessage)
+        if entry.type in _CUT_TYPES or entry.type == "compaction":
             return False
     return False
 
 
-def find_cut_point(items: Sequence[PathItem], start: int, end: int, keep_recent_tokens: int) -> CutPoint:
+def find_cut_point(items: Sequence[SessionEntry], start: int, end: int, keep_recent_tokens: int) -> CutPoint:
     """pi's `findCutPoint` over `items[start:end]`, including its quirks:
 
-    - only `message` items are counted (custom messages and branch summaries are free);
+    - only `message` entries are counted (custom messages and branch summaries are free);
     - when the budget is crossed at `i`, the kept region starts at the first legal cut at or after
       `i`; if there is none (only tool results after `i`), the first legal cut is used, i.e.
       everything is kept;
     - the cut then moves back over non-message items (settings, labels, custom entries…) until a
-      message or a compaction item or `start`.
+      message or a compaction entry or `start`.
 
     One difference: a kept region whose first message is a user message is not a split turn even when
     the cut sits on an entry before it (see `_starts_a_turn`).
@@ -90,18 +102,14 @@ def find_cut_point(items: Sequence[PathItem], start: int, end: int, keep_recent_
     cut = cuts[0]
     accumulated = 0
     for index in range(end - 1, start - 1, -1):
-        item = items[index]
-        if item.kind != "message" or item.message is None:
+        message = entry_message(items[index]) if items[index].type == "message" else None
+        if message is None:
             continue
-        accumulated += estimate_tokens(item.message)
+        accumulated += estimate_tokens(message)
         if accumulated >= keep_recent_tokens:
             cut = next((candidate for candidate in cuts if candidate >= index), cut)
             break
-    while cut > start:
-        previous = items[cut - 1]
-        if previous.kind in ("compaction", "message"):
-            break
-        cut -= 1
+    cut = move_back_over_settings(items, cut, start)
     if _starts_a_turn(items, cut, end):
         return CutPoint(cut, -1, False)
     turn_start = find_turn_start_index(items, cut, start)

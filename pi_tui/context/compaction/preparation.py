@@ -1,22 +1,22 @@
-"""What a compaction will summarise and keep: pi's `prepareCompaction` (pi-behaviour §4.4).
+"""What a compaction will summarise and keep: pi's `prepareCompaction`, over the entries of a path.
 
 The span starts where the previous compaction's kept region began (so those messages are
-summarised again, merged into the previous summary) and ends at the cut point. Compaction items
+summarised again, merged into the previous summary) and ends at the cut point. Compaction entries
 inside the span contribute nothing: their content arrives as `previous_summary`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pi_tui.ai.messages import AgentMessage
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.cut_point import find_cut_point
 from pi_tui.context.compaction.file_ops import FileOps
-from pi_tui.context.compaction.rebuilt_context import last_compaction_index, rebuild_messages
 from pi_tui.context.compaction.token_estimate import estimate_context_tokens
-from pi_tui.context.path_items import PathItem
+from pi_tui.session_file.context_rebuild import entry_message, last_compaction_index, path_context
+from pi_tui.session_file.entries import CompactionEntry, SessionEntry
 
 ALREADY_COMPACTED = "Already compacted"
 NOTHING_TO_COMPACT = "Nothing to compact (session too small)"
@@ -34,7 +34,7 @@ class SpanMessage:
 class CompactionPreparation:
     """Everything a summary call needs, plus the indices a preview or audit shows.
 
-    Indices refer to the item list given to `prepare_compaction`. `history` is
+    Indices refer to the entry list given to `prepare_compaction`. `history` is
     `[boundary_start, history_end)`; the turn prefix (split turns only) is
     `[turn_start_index, first_kept_index)`; everything from `first_kept_index` is kept.
     """
@@ -70,38 +70,52 @@ class CompactionPreparation:
         return [*self.history, *self.turn_prefix]
 
 
-def span_messages(items: Sequence[PathItem], start: int, end: int) -> list[SpanMessage]:
-    """Messages of `items[start:end]` as compaction reads them (compaction items excluded)."""
+def span_messages(items: Sequence[SessionEntry], start: int, end: int) -> list[SpanMessage]:
+    """Messages of `items[start:end]` as compaction reads them."""
     return [
-        SpanMessage(item.entry_id, item.message)
-        for item in items[start:end]
-        if item.message is not None and item.kind != "compaction"
+        SpanMessage(entry.id, message)
+        for entry in items[start:end]
+        if (message := entry_message(entry)) is not None
     ]
 
 
-def boundary_start(items: Sequence[PathItem], previous: int) -> int:
-    """Where the span starts: the previous compaction's first kept item (else just after it), or 0."""
+def boundary_start(
+    items: Sequence[SessionEntry], previous: int, position: Callable[[str], int | None] | None = None
+) -> int:
+    """Where the span starts: the previous compaction's first kept entry (else just after it), or 0.
+    `position` finds an entry's index (default: a scan of `items`)."""
     if previous < 0:
         return 0
-    info = items[previous].compaction
-    kept_id = info.first_kept_entry_id if info is not None else None
-    found = next((index for index, item in enumerate(items) if item.entry_id == kept_id), -1)
-    return found if found >= 0 else previous + 1
+    compaction = items[previous]
+    if not isinstance(compaction, CompactionEntry):
+        return previous + 1
+    kept_id = compaction.first_kept_entry_id
+    if position is None:
+        found = next((index for index, entry in enumerate(items) if entry.id == kept_id), None)
+    else:
+        found = position(kept_id)
+    return found if found is not None else previous + 1
+
+
+def ends_with_compaction(items: Sequence[SessionEntry]) -> bool:
+    """pi refuses to compact a branch whose last entry is a compaction ("Already compacted")."""
+    return bool(items) and items[-1].type == "compaction"
 
 
 def prepare_compaction(
-    items: Sequence[PathItem], settings: CompactionSettings
+    items: Sequence[SessionEntry], settings: CompactionSettings
 ) -> CompactionPreparation | None:
     """None when the branch ends with a compaction ("Already compacted") or nothing can be kept."""
-    if items and items[-1].kind == "compaction":
+    if ends_with_compaction(items):
         return None
     previous = last_compaction_index(items)
-    previous_info = items[previous].compaction if previous >= 0 else None
+    previous_entry = items[previous] if previous >= 0 else None
+    previous_info = previous_entry if isinstance(previous_entry, CompactionEntry) else None
     start = boundary_start(items, previous)
     end = len(items)
-    tokens_before = estimate_context_tokens(rebuild_messages(items)).tokens
+    tokens_before = estimate_context_tokens(path_context(items).messages).tokens
     cut = find_cut_point(items, start, end, settings.keep_recent_tokens)
-    if cut.first_kept_index >= len(items) or not items[cut.first_kept_index].entry_id:
+    if cut.first_kept_index >= len(items) or not items[cut.first_kept_index].id:
         return None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
     history = span_messages(items, start, history_end)
@@ -112,7 +126,7 @@ def prepare_compaction(
     file_ops.add_messages(part.message for part in history)
     file_ops.add_messages(part.message for part in prefix)
     return CompactionPreparation(
-        first_kept_entry_id=items[cut.first_kept_index].entry_id,
+        first_kept_entry_id=items[cut.first_kept_index].id,
         history=history,
         turn_prefix=prefix,
         is_split_turn=cut.is_split_turn,
@@ -130,6 +144,6 @@ def prepare_compaction(
     )
 
 
-def unprepared_reason(items: Sequence[PathItem]) -> str:
+def unprepared_reason(items: Sequence[SessionEntry]) -> str:
     """pi's message when `prepare_compaction` returns None for `items`."""
-    return ALREADY_COMPACTED if items and items[-1].kind == "compaction" else NOTHING_TO_COMPACT
+    return ALREADY_COMPACTED if ends_with_compaction(items) else NOTHING_TO_COMPACT

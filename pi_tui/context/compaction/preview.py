@@ -1,6 +1,6 @@
-"""`/compact --preview` (beyond pi, R10.2): what a compaction would do, without calling a model.
+"""`/compact --preview` (pi-tui's own): what a compaction would do, without calling a model.
 
-Shows the cut point, which items would be summarised (history and split-turn prefix) and which kept,
+Shows the cut point, which entries would be summarised (history and split-turn prefix) and which kept,
 with pi's chars/4 estimate for each (what the cut point reads), and the whole request's tokens before
 and after as the caller's `RequestSizer` measures them (the session layer measures the system prompt,
 tools and messages as a request record does). The summary's size is not known before it is written;
@@ -19,7 +19,8 @@ from pi_tui.context.compaction.file_ops import format_file_operations
 from pi_tui.context.compaction.preparation import CompactionPreparation, prepare_compaction, unprepared_reason
 from pi_tui.context.compaction.summaries import history_max_tokens
 from pi_tui.context.compaction.token_estimate import estimate_tokens
-from pi_tui.context.path_items import PathItem
+from pi_tui.session_file.context_rebuild import entry_message
+from pi_tui.session_file.entries import SessionEntry
 
 RequestSizer = Callable[[str, str], tuple[int, int]]
 """(first kept entry id, summary) → the whole request's tokens before and after such a compaction."""
@@ -34,7 +35,7 @@ def counted(count: int, noun: str) -> str:
 class PreviewItem:
     entry_id: str
     role: str
-    """The message role, or the item kind for items that carry no message."""
+    """The message role."""
     tokens: int
 
     def to_json_obj(self) -> dict[str, Any]:
@@ -77,14 +78,12 @@ class CompactionPreview:
         }
 
 
-def _preview_items(items: Sequence[PathItem], start: int, end: int) -> list[PreviewItem]:
-    result: list[PreviewItem] = []
-    for item in items[max(start, 0) : end]:
-        if item.kind == "compaction":
-            continue
-        if item.message is not None:
-            result.append(PreviewItem(item.entry_id, item.message.role, estimate_tokens(item.message)))
-    return result
+def _preview_items(items: Sequence[SessionEntry], start: int, end: int) -> list[PreviewItem]:
+    return [
+        PreviewItem(entry.id, message.role, estimate_tokens(message))
+        for entry in items[max(start, 0) : end]
+        if (message := entry_message(entry)) is not None
+    ]
 
 
 def rows_text(items: Sequence[PreviewItem]) -> str:
@@ -93,7 +92,7 @@ def rows_text(items: Sequence[PreviewItem]) -> str:
 
 
 def preview_from_preparation(
-    items: Sequence[PathItem], prepared: CompactionPreparation, sizer: RequestSizer
+    items: Sequence[SessionEntry], prepared: CompactionPreparation, sizer: RequestSizer
 ) -> CompactionPreview:
     read_files, modified_files = prepared.file_ops.lists()
     assumed_summary = (prepared.previous_summary or "") + format_file_operations(read_files, modified_files)
@@ -116,7 +115,7 @@ def preview_from_preparation(
 
 
 def preview_compaction(
-    items: Sequence[PathItem], settings: CompactionSettings, sizer: RequestSizer
+    items: Sequence[SessionEntry], settings: CompactionSettings, sizer: RequestSizer
 ) -> CompactionPreview | str:
     """The preview, or pi's reason why there is nothing to compact."""
     prepared = prepare_compaction(items, settings)

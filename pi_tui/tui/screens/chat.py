@@ -26,7 +26,6 @@ from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.approval import ApprovalAnswer
 from pi_tui.session.open_checks import continue_refusal, folder_warnings
-from pi_tui.session.path_view import path_items
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
 from pi_tui.session_file.diagnostics import diagnostic_lines
 from pi_tui.session_file.store import SessionReadOnlyError
@@ -331,7 +330,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         session = self.session
         model = session.model
         with self._ledger_lock:
-            self._ledger.reset(path_items(session.store.get_branch()))
+            self._ledger.reset(session.store.get_branch())
             usage = self._ledger.context_usage(model.context_window if model else 0)
         if session is self.session:
             deliver(self, self._show_context_tokens, usage.tokens if usage is not None else None)

@@ -3,17 +3,18 @@ from __future__ import annotations
 from pi_tui.ai import tokens
 from pi_tui.ai.messages import AgentMessage
 from pi_tui.context.accounting.ledger import BranchLedger
-from pi_tui.context.path_items import CompactionInfo, PathItem
+from pi_tui.session_file.entries import CompactionEntry, MessageEntry
 from tests.context.accounting.builders import reply, user
 
 
-def item(entry_id: str, message: AgentMessage) -> PathItem:
-    return PathItem(entry_id=entry_id, kind="message", timestamp="t", message=message)
+def item(entry_id: str, message: AgentMessage) -> MessageEntry:
+    return MessageEntry(id=entry_id, timestamp="t", message=message)
 
 
-def compaction(entry_id: str, first_kept: str) -> PathItem:
-    info = CompactionInfo(summary="what happened", first_kept_entry_id=first_kept, tokens_before=500)
-    return PathItem(entry_id=entry_id, kind="compaction", timestamp="t", compaction=info)
+def compaction(entry_id: str, first_kept: str) -> CompactionEntry:
+    return CompactionEntry(
+        id=entry_id, timestamp="t", summary="what happened", first_kept_entry_id=first_kept, tokens_before=500
+    )
 
 
 def fixed(_: AgentMessage) -> int:

@@ -1,4 +1,4 @@
-"""Hand-built `PathItem` lists for the compaction tests: one helper per entry kind."""
+"""Hand-built branches (session entries, root first) for the compaction tests: one helper per entry kind."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from typing import Any
 from pi_tui.ai.messages import (
     AssistantMessage,
     BashExecutionMessage,
-    BranchSummaryMessage,
-    CustomMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -16,13 +14,28 @@ from pi_tui.ai.messages import (
     Usage,
     UserMessage,
 )
-from pi_tui.context.path_items import CompactionInfo, PathItem
+from pi_tui.session_file.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionEntry,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+)
 
 STAMP = "2026-11-29T23:15:06.902Z"
 
 
-def user(entry_id: str, text: str) -> PathItem:
-    return PathItem(entry_id, "message", STAMP, message=UserMessage(content=text, timestamp=1))
+def _message(entry_id: str, message: Any) -> MessageEntry:
+    return MessageEntry(id=entry_id, timestamp=STAMP, message=message)
+
+
+def user(entry_id: str, text: str) -> MessageEntry:
+    return _message(entry_id, UserMessage(content=text, timestamp=1))
 
 
 def assistant(
@@ -33,7 +46,7 @@ def assistant(
     thinking: str = "",
     total_tokens: int = 0,
     stop_reason: str = "stop",
-) -> PathItem:
+) -> MessageEntry:
     blocks: list[Any] = []
     if thinking:
         blocks.append(ThinkingContent(thinking=thinking))
@@ -49,46 +62,61 @@ def assistant(
         stop_reason="toolUse" if calls and stop_reason == "stop" else stop_reason,  # type: ignore[arg-type]
         timestamp=2,
     )
-    return PathItem(entry_id, "message", STAMP, message=message)
+    return _message(entry_id, message)
 
 
-def tool_result(entry_id: str, text: str, *, name: str = "bash", is_error: bool = False) -> PathItem:
+def tool_result(entry_id: str, text: str, *, name: str = "bash", is_error: bool = False) -> MessageEntry:
     message = ToolResultMessage(
         tool_call_id="c", tool_name=name, content=[TextContent(text=text)], is_error=is_error, timestamp=3
     )
-    return PathItem(entry_id, "message", STAMP, message=message)
+    return _message(entry_id, message)
 
 
-def bash_run(entry_id: str, command: str, output: str = "") -> PathItem:
+def bash_run(entry_id: str, command: str, output: str = "") -> MessageEntry:
     message = BashExecutionMessage(command=command, output=output, exit_code=0, timestamp=4)
-    return PathItem(entry_id, "message", STAMP, message=message)
+    return _message(entry_id, message)
 
 
-def custom_message(entry_id: str, text: str) -> PathItem:
-    message = CustomMessage(custom_type="ext", content=text, timestamp=5)
-    return PathItem(entry_id, "custom_message", STAMP, message=message)
+def custom_message(entry_id: str, text: str) -> CustomMessageEntry:
+    return CustomMessageEntry(id=entry_id, timestamp=STAMP, custom_type="ext", content=text)
 
 
-def branch_summary(entry_id: str, text: str, details: Any = None, from_hook: bool = False) -> PathItem:
-    message = BranchSummaryMessage(summary=text, from_id="x", timestamp=6)
-    return PathItem(
-        entry_id, "branch_summary", STAMP, message=message, branch_details=details, branch_from_hook=from_hook
+def branch_summary(
+    entry_id: str, text: str, details: Any = None, from_hook: bool = False
+) -> BranchSummaryEntry:
+    return BranchSummaryEntry(
+        id=entry_id, timestamp=STAMP, from_id="x", summary=text, details=details, from_hook=from_hook
     )
 
 
-def setting(entry_id: str, kind: str = "model_change") -> PathItem:
-    return PathItem(entry_id, kind, STAMP)  # type: ignore[arg-type]
+def setting(entry_id: str, kind: str = "model_change") -> SessionEntry:
+    """An entry that is no message: a model or thinking level change, a label or a session name."""
+    if kind == "thinking_level_change":
+        return ThinkingLevelChangeEntry(id=entry_id, timestamp=STAMP, thinking_level="high")
+    if kind == "label":
+        return LabelEntry(id=entry_id, timestamp=STAMP, target_id="x", label="mark")
+    if kind == "session_info":
+        return SessionInfoEntry(id=entry_id, timestamp=STAMP, name="name")
+    assert kind == "model_change", kind
+    return ModelChangeEntry(id=entry_id, timestamp=STAMP, provider="p", model_id="m")
 
 
-def custom(entry_id: str, custom_type: str = "ext.state", data: Any = None) -> PathItem:
-    return PathItem(entry_id, "custom", STAMP, custom_type=custom_type, data=data)
+def custom(entry_id: str, custom_type: str = "ext.state", data: Any = None) -> CustomEntry:
+    return CustomEntry(id=entry_id, timestamp=STAMP, custom_type=custom_type, data=data)
 
 
 def compaction(
     entry_id: str, summary: str, first_kept: str, *, details: Any = None, from_hook: bool = False
-) -> PathItem:
-    info = CompactionInfo(summary, first_kept, 100, details, from_hook)
-    return PathItem(entry_id, "compaction", STAMP, compaction=info)
+) -> CompactionEntry:
+    return CompactionEntry(
+        id=entry_id,
+        timestamp=STAMP,
+        summary=summary,
+        first_kept_entry_id=first_kept,
+        tokens_before=100,
+        details=details,
+        from_hook=from_hook,
+    )
 
 
 def words(tokens: int) -> str:

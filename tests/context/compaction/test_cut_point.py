@@ -45,7 +45,7 @@ def test_never_cuts_at_a_tool_result_and_detects_the_split_turn() -> None:
     # 10, 60 (t2), 60+… crossing 100 happens at t1 (index 2) → first legal cut ≥ 2 is a2 (index 3).
     cut = find_cut_point(items, 0, 6, 100)
     assert cut == CutPoint(3, 0, True)
-    assert items[cut.first_kept_index].entry_id == "a2"
+    assert items[cut.first_kept_index].id == "a2"
 
 
 def test_only_tool_results_after_the_crossing_point_keeps_everything() -> None:

@@ -20,9 +20,7 @@ from pi_tui.context.compaction.preparation import (
     unprepared_reason,
 )
 from pi_tui.context.compaction.token_estimate import should_compact
-from pi_tui.context.path_items import PathItem
-from pi_tui.session.path_view import path_items
-from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.entries import CompactionEntry, SessionEntry
 from pi_tui.session_file.store import SessionStore
 from tests.context.compaction.items import (
     assistant,
@@ -41,9 +39,9 @@ def _fixture(pi_fixtures: Path) -> SessionStore:
     return SessionStore.open(pi_fixtures / "pi-sessions" / "c-auto-compaction.jsonl", migrate=False)
 
 
-def _before(store: SessionStore, entry: CompactionEntry) -> list[PathItem]:
+def _before(store: SessionStore, entry: CompactionEntry) -> list[SessionEntry]:
     assert entry.parent_id is not None
-    return path_items(store.get_branch(entry.parent_id))
+    return store.get_branch(entry.parent_id)
 
 
 def test_fixture_compactions_are_reproduced(pi_fixtures: Path) -> None:

@@ -23,7 +23,7 @@ from pi_tui.context.compaction.prompts import (
 )
 from pi_tui.context.compaction.summaries import summarize_compaction
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
-from pi_tui.context.path_items import PathItem
+from pi_tui.session_file.entries import SessionEntry
 from tests.context.compaction.items import assistant, compaction, tool_result, user, words
 
 SETTINGS = CompactionSettings(keep_recent_tokens=100, reserve_tokens=10000)
@@ -38,8 +38,8 @@ def _prompt(provider: ScriptedProvider, call: int) -> str:
     return block.text
 
 
-def _split_branch(with_previous: bool) -> list[PathItem]:
-    head: list[PathItem] = [user("u0", "Old request"), assistant("a0", "Old answer")]
+def _split_branch(with_previous: bool) -> list[SessionEntry]:
+    head: list[SessionEntry] = [user("u0", "Old request"), assistant("a0", "Old answer")]
     if with_previous:
         head.append(compaction("k0", "PREVIOUS SUMMARY", "u1", details={"readFiles": ["old.txt"]}))
     return [

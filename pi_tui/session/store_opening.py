@@ -1,0 +1,79 @@
+"""Opening the store of a session: the one way in for the command line, the TUI and session switches.
+
+`open_store` is what `--session`, `-c`, `--no-session` and a plain start ask for, the same for the
+interactive TUI and the headless print mode. `open_session_file` continues an existing file (also
+`/resume`); `new_store` starts an empty session (also `/new`).
+
+A session continues in its own working directory (the header's). When that directory is gone the
+session is refused with `SessionCwdMissingError`, which offers the current directory, unless the caller
+asked to continue there (`--here`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pi_tui.config.paths import pi_sessions_root, session_dir_for_cwd, sessions_root
+from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
+from pi_tui.session_file.store import SessionStore
+
+
+class SessionOpenError(Exception):
+    """The requested session cannot be opened; the message says why and what to do."""
+
+
+class SessionCwdMissingError(SessionOpenError):
+    """The session's working directory is gone; `offered_cwd` is where it could continue instead."""
+
+    def __init__(self, session_path: Path, session_cwd: str, offered_cwd: str) -> None:
+        super().__init__(
+            f"the session's working directory no longer exists: {session_cwd}\n"
+            f"to continue it in the current directory ({offered_cwd}), pass --here"
+        )
+        self.session_path = session_path
+        self.session_cwd = session_cwd
+        self.offered_cwd = offered_cwd
+
+
+@dataclass(frozen=True)
+class SessionChoice:
+    """Which session a command line asks for."""
+
+    session: str | None = None
+    continue_recent: bool = False
+    no_session: bool = False
+    session_dir: str | None = None
+
+
+def new_store(cwd: str, folder: Path | None) -> SessionStore:
+    """An empty session for `cwd`, filed in `folder` (None: kept in memory, never written)."""
+    return SessionStore.in_memory(cwd) if folder is None else SessionStore.create(cwd, folder)
+
+
+def open_session_file(path: Path, cwd: str, *, here: bool = False) -> SessionStore:
+    """Continue the session file `path` in its own working directory; when that is gone, in `cwd` with
+    `here`, else `SessionCwdMissingError`. A missing file is a new session that will be written there."""
+    store = SessionStore.open(path)
+    if Path(store.cwd).is_dir():
+        return store
+    if not here:
+        raise SessionCwdMissingError(path, store.cwd, cwd)
+    return SessionStore.open(path, cwd=cwd)
+
+
+def open_store(choice: SessionChoice, cwd: str, *, cwd_override: bool = False) -> SessionStore:
+    """The store `choice` asks for, standing in `cwd`; raises `SessionOpenError` with a clear message.
+    `cwd_override` (`--here`): a session whose working directory is gone continues in `cwd`."""
+    if choice.no_session:
+        return new_store(cwd, None)
+    root = sessions_root(choice.session_dir)
+    if choice.session:
+        target = resolve_session_arg(choice.session, cwd, root=root, pi_root=pi_sessions_root())
+        if isinstance(target, SessionArgError):
+            raise SessionOpenError(target.message)
+        return open_session_file(target, cwd, here=cwd_override)
+    folder = session_dir_for_cwd(cwd, root)
+    if choice.continue_recent:
+        return SessionStore.continue_recent(cwd, folder)
+    return new_store(cwd, folder)
