@@ -1,4 +1,4 @@
-"""`AgentSession`: one session's agent, its file, its tools and its system prompt (pi-behaviour §10.3).
+"""`AgentSession`: one session's agent, its file, its tools and its system prompt (pi's `AgentSession`).
 
 Front ends (the TUI and the headless modes) talk to this class only. It owns an `Agent`, feeds it the
 rebuilt context of the session file, persists every message at `message_end` (in event order, off the
@@ -87,7 +87,7 @@ class SessionConfig:
     reload_resources: ResourceReloader | None = None
     """How `reload()` re-reads the resources (default: `load_resources(cwd)`)."""
     approve: bool = False
-    """`--approve`: bash, write and edit ask first even when the `approval` setting is off (R14.4)."""
+    """`--approve`: bash, write and edit ask first even when the `approval` setting is off."""
     http_pool: HttpPool | None = None
     """The provider's connections, owned by whoever made the session (it closes them); `reload()` resets
     them. Without one every request opens and closes its own."""
@@ -142,7 +142,7 @@ class AgentSession(SessionControls):
             messages=existing.messages,
         )
         # A resumed session records a different model with its next message, not on open (pi §10.2):
-        # opening pi's file to look must not write to it (R6.5).
+        # opening pi's file to look must not write to it.
         self._model_unrecorded = bool(self.store.entries)
         record_model_and_thinking(
             self.store, self.model, self.thinking_level, model_too=not self._model_unrecorded
@@ -311,7 +311,7 @@ class AgentSession(SessionControls):
         if self.store.read_only_reason is None:
             self.store.append_model_change(model.provider, model.id)
 
-    # --- queue (pi-behaviour §10.3, §12.13-14) -------------------------------------------------------
+    # --- queue: steering and follow-up messages ----------------------------------------------------
 
     async def steer(self, text: str) -> None:
         """Deliver `text` after the running turn's tool calls finish."""
@@ -348,7 +348,7 @@ class AgentSession(SessionControls):
         await self.agent.wait_for_idle()
 
     def session_stats(self) -> SessionStats:
-        """`/session`: counts and usage of the current context (pi-behaviour §11.3)."""
+        """`/session`: counts and usage of the current context."""
         return session_stats(
             self.agent.state.messages,
             session_file=str(self.store.path) if self.store.path is not None else None,
@@ -357,7 +357,7 @@ class AgentSession(SessionControls):
             window_source=self.model.window_source if self.model is not None else None,
         )
 
-    # --- user shell commands (pi-behaviour §6.3) ------------------------------------------------
+    # --- user shell commands (`!cmd`, `!!cmd`) -------------------------------------------------
 
     @property
     def is_bash_running(self) -> bool:
@@ -381,7 +381,7 @@ class AgentSession(SessionControls):
         """Cancel the running user command only (Esc while it runs)."""
         self._bash.cancel()
 
-    # --- tree navigation (pi-behaviour §5) ------------------------------------------------------
+    # --- tree navigation (`/tree`) ---------------------------------------------------------------
 
     async def navigate_tree(
         self,
@@ -407,7 +407,9 @@ class AgentSession(SessionControls):
             request = SummaryRequest(target, reserve, custom_instructions, replace_instructions)
         self._tree_signal = signal = AbortSignal()
         try:
-            result = await navigate_tree(self.store, target_id, summary=request, label=label, signal=signal)
+            result = await navigate_tree(
+                self.store, target_id, summary=request, label=label, signal=signal, emit=self.emit
+            )
         finally:
             self._tree_signal = None
         if result.cancelled or target_id == result.old_leaf_id:

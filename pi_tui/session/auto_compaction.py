@@ -1,4 +1,4 @@
-"""Compaction in a live session: `/compact`, the threshold check, overflow recovery (pi-behaviour §4.3, §4.8).
+"""Compaction in a live session: `/compact`, the threshold check, overflow recovery (docs/compaction.md).
 
 The decision is `check_compaction` (pure, in `context/compaction`); the work is `compact_store`. This
 module runs them at the right moments, rebuilds the agent's state from the session file afterwards,
@@ -58,7 +58,7 @@ CONTINUE_DELAY_S = 0.1
 
 
 ConfirmCompaction: TypeAlias = Callable[[CompactionReasonName, int | None], Awaitable[bool]]
-"""Asked before an automatic compaction when `compaction.confirm` is set (R10.6); headless never asks."""
+"""Asked before an automatic compaction when `compaction.confirm` is set; headless never asks."""
 
 
 class CompactingSession(Protocol):
@@ -118,9 +118,10 @@ class AutoCompaction:
         instructions: str | None = None,
         *,
         will_retry: bool = False,
+        recompacts: str | None = None,
     ) -> CompactionOutcome:
         session = self._session
-        await session.emit(CompactionStartEvent(reason))
+        await session.emit(CompactionStartEvent(reason, recompacts))
         if session.model is None:
             outcome = CompactionOutcome(error="No model configured")
         else:
@@ -179,7 +180,7 @@ class AutoCompaction:
         restored = await self.restore(compaction_id)
         if restored.error is not None:
             return CompactionOutcome(error=restored.error)
-        return await self.compact("manual", instructions)
+        return await self.compact("manual", instructions, recompacts=compaction_id)
 
     async def _confirmed(self, reason: CompactionReasonName, tokens: int | None) -> bool:
         """`compaction.confirm`: the front end may decline; a declined compaction ends as cancelled."""
@@ -290,7 +291,7 @@ def live_context(agent: Agent) -> LlmContext:
 
 def _drop_overflowing_reply(agent: Agent) -> None:
     """The reply that overflowed leaves the state: an error, or a "silent" overflow that stopped normally
-    with more input than the window holds (pi-behaviour §4.10 case 2)."""
+    with more input than the window holds."""
     messages = agent.state.messages
     if messages and isinstance(messages[-1], AssistantMessage):
         messages = messages[:-1]

@@ -1,4 +1,4 @@
-"""Moving the leaf to another entry of the tree, optionally summarising what is left (pi-behaviour §5).
+"""Moving the leaf to another entry of the tree, optionally summarising what is left (pi's `/tree`).
 
 `navigate_tree` works on the store alone: it decides the new leaf (a user or custom message is
 re-opened in the editor, so the leaf goes to its parent), writes the `branch_summary` entry when one
@@ -7,12 +7,14 @@ was asked for, and places the label. The caller rebuilds the agent's messages fr
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import TextContent, UserBlock, UserMessage
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
 from pi_tui.session.branch_summary_run import collect_entries_for_branch_summary, summarize_branch
+from pi_tui.session.session_events import AnyEvent, BranchSummaryEndEvent, BranchSummaryStartEvent
 from pi_tui.session_file.entries import BranchSummaryEntry, CustomMessageEntry, MessageEntry, SessionEntry
 from pi_tui.session_file.store import SessionError, SessionStore
 
@@ -65,8 +67,10 @@ async def navigate_tree(
     summary: SummaryRequest | None = None,
     label: str | None = None,
     signal: AbortSignal | None = None,
+    emit: Callable[[AnyEvent], Awaitable[None]] | None = None,
 ) -> NavigationResult:
-    """pi's `navigateTree`: no-op at the current leaf; `summary` None means "no summary"."""
+    """pi's `navigateTree`: no-op at the current leaf; `summary` None means "no summary". `emit` hears
+    `branch_summary_start` / `branch_summary_end` around the summary call (front ends show it runs)."""
     old_leaf = store.leaf_id
     if target_id == old_leaf:
         return NavigationResult(old_leaf_id=old_leaf, new_leaf_id=old_leaf)
@@ -80,6 +84,8 @@ async def navigate_tree(
     if summary is not None and summary.target is not None:
         abandoned = collect_entries_for_branch_summary(store, old_leaf, target_id).entries
         if abandoned:
+            if emit is not None:
+                await emit(BranchSummaryStartEvent(len(abandoned)))
             outcome = await summarize_branch(
                 abandoned,
                 summary.target,
@@ -88,8 +94,14 @@ async def navigate_tree(
                 replace_instructions=summary.replace_instructions,
                 signal=signal,
             )
+            cancelled = isinstance(outcome, SummaryFailure) and (
+                outcome.cancelled or (signal is not None and signal.aborted)
+            )
+            if emit is not None:
+                failure = outcome.message if isinstance(outcome, SummaryFailure) and not cancelled else None
+                await emit(BranchSummaryEndEvent(aborted=cancelled, error_message=failure))
             if isinstance(outcome, SummaryFailure):
-                if outcome.cancelled or (signal is not None and signal.aborted):
+                if cancelled:
                     return NavigationResult(cancelled=True, old_leaf_id=old_leaf, new_leaf_id=old_leaf)
                 raise TreeNavigationError(outcome.message)
             summary_text = outcome.summary
