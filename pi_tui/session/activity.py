@@ -124,7 +124,7 @@ class ActivityTracker:
             self._retry = None
             self._run_started = self._now()
             self._finished_tokens = self._streaming_tokens = 0
-            self._set_phase("waiting")
+            self._phase, self._phase_name, self._phase_started = "waiting", "", self._run_started
         elif isinstance(event, AgentEndEvent):
             self._run_started = None
             self._tools.clear()
