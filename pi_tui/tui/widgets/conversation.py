@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from textual import on
 from textual.containers import VerticalScroll
@@ -141,10 +142,14 @@ class ConversationView(VerticalScroll):
         if self.following:
             self.unseen_output = False
 
+    def scroll_end(self, *args: Any, **kwargs: Any) -> None:
+        # Back at the end the anchor holds the view there with no change of `scroll_y` to watch.
+        super().scroll_end(*args, **kwargs)
+        self._seen_when_at_end()
+
     def jump_to_end(self) -> None:
         """To the newest output, following it again."""
         self.scroll_end(animate=False)
-        self.unseen_output = False
 
     def page(self, pages: int | None) -> None:
         """A page up (-1) or down (1); None: to the end."""
@@ -254,8 +259,8 @@ class ConversationView(VerticalScroll):
             for event in events:
                 await self._apply_one(event)
         self._parking.schedule()
-        if not self.following and any(event.type in OUTPUT_EVENTS for event in events):
-            self.unseen_output = True
+        arrived = any(event.type in OUTPUT_EVENTS for event in events)
+        self.unseen_output = not self.following and (self.unseen_output or arrived)
 
     async def _apply_one(self, event: AnyEvent) -> None:
         if isinstance(event, MessageStartEvent):
