@@ -376,7 +376,9 @@ class AgentSession(SessionControls):
             request = SummaryRequest(target, reserve, custom_instructions, replace_instructions)
         self._tree_signal = signal = AbortSignal()
         try:
-            result = await navigate_tree(self.store, target_id, summary=request, label=label, signal=signal)
+            result = await navigate_tree(
+                self.store, target_id, summary=request, label=label, signal=signal, emit=self.emit
+            )
         finally:
             self._tree_signal = None
         if result.cancelled or target_id == result.old_leaf_id:

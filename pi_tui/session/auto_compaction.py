@@ -118,9 +118,10 @@ class AutoCompaction:
         instructions: str | None = None,
         *,
         will_retry: bool = False,
+        recompacts: str | None = None,
     ) -> CompactionOutcome:
         session = self._session
-        await session.emit(CompactionStartEvent(reason))
+        await session.emit(CompactionStartEvent(reason, recompacts))
         if session.model is None:
             outcome = CompactionOutcome(error="No model configured")
         else:
@@ -179,7 +180,7 @@ class AutoCompaction:
         restored = await self.restore(compaction_id)
         if restored.error is not None:
             return CompactionOutcome(error=restored.error)
-        return await self.compact("manual", instructions)
+        return await self.compact("manual", instructions, recompacts=compaction_id)
 
     async def _confirmed(self, reason: CompactionReasonName, tokens: int | None) -> bool:
         """`compaction.confirm`: the front end may decline; a declined compaction ends as cancelled."""

@@ -1,4 +1,4 @@
-"""Events the session adds to the agent's, as pi's coding-agent session does.
+"""Events the session adds to the agent's (pi's coding-agent session events, plus a few of pi-tui's own).
 
 Like agent events they are frozen dataclasses with a `type` literal and a `to_json()` in pi's shape,
 so `--mode json` and the TUI bridge treat both kinds alike.
@@ -184,16 +184,48 @@ class SessionTreeEvent:
         return obj
 
 
+@dataclass(frozen=True)
+class BranchSummaryStartEvent:
+    """Beyond pi: a tree move summarises the branch it leaves (`entries`: how many entries it covers)."""
+
+    entries: int
+    type: Literal["branch_summary_start"] = field(default="branch_summary_start", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "entries": self.entries}
+
+
+@dataclass(frozen=True)
+class BranchSummaryEndEvent:
+    """The branch summary call is over: written, cancelled (`aborted`) or failed (`error_message`)."""
+
+    aborted: bool = False
+    error_message: str | None = None
+    type: Literal["branch_summary_end"] = field(default="branch_summary_end", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"type": self.type, "aborted": self.aborted}
+        if self.error_message is not None:
+            obj["errorMessage"] = self.error_message
+        return obj
+
+
 CompactionReasonName: TypeAlias = Literal["manual", "threshold", "overflow"]
 
 
 @dataclass(frozen=True)
 class CompactionStartEvent:
+    """`recompacts`: beyond pi, the id of the compaction whose span is being summarised again."""
+
     reason: CompactionReasonName
+    recompacts: str | None = None
     type: Literal["compaction_start"] = field(default="compaction_start", init=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "reason": self.reason}
+        obj: dict[str, Any] = {"type": self.type, "reason": self.reason}
+        if self.recompacts is not None:
+            obj["recompacts"] = self.recompacts
+        return obj
 
 
 @dataclass(frozen=True)
@@ -252,5 +284,7 @@ SessionEvent: TypeAlias = (
     | BashOutputEvent
     | BashEndEvent
     | SessionTreeEvent
+    | BranchSummaryStartEvent
+    | BranchSummaryEndEvent
 )
 AnyEvent: TypeAlias = AgentEvent | SessionEvent

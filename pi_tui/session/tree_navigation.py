@@ -7,6 +7,7 @@ was asked for, and places the label. The caller rebuilds the agent's messages fr
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from pi_tui.ai.abort import AbortSignal
@@ -14,6 +15,7 @@ from pi_tui.ai.messages import TextContent, UserBlock, UserMessage
 from pi_tui.context.compaction.branch_summary import generate_branch_summary
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
 from pi_tui.session.branch_summary_run import collect_entries_for_branch_summary
+from pi_tui.session.session_events import AnyEvent, BranchSummaryEndEvent, BranchSummaryStartEvent
 from pi_tui.session_file.entries import BranchSummaryEntry, CustomMessageEntry, MessageEntry, SessionEntry
 from pi_tui.session_file.store import SessionError, SessionStore
 
@@ -66,8 +68,10 @@ async def navigate_tree(
     summary: SummaryRequest | None = None,
     label: str | None = None,
     signal: AbortSignal | None = None,
+    emit: Callable[[AnyEvent], Awaitable[None]] | None = None,
 ) -> NavigationResult:
-    """pi's `navigateTree`: no-op at the current leaf; `summary` None means "no summary"."""
+    """pi's `navigateTree`: no-op at the current leaf; `summary` None means "no summary". `emit` hears
+    `branch_summary_start` / `branch_summary_end` around the summary call (front ends show it runs)."""
     old_leaf = store.leaf_id
     if target_id == old_leaf:
         return NavigationResult(old_leaf_id=old_leaf, new_leaf_id=old_leaf)
@@ -81,6 +85,8 @@ async def navigate_tree(
     if summary is not None and summary.target is not None:
         abandoned = collect_entries_for_branch_summary(store, old_leaf, target_id).entries
         if abandoned:
+            if emit is not None:
+                await emit(BranchSummaryStartEvent(len(abandoned)))
             outcome = await generate_branch_summary(
                 abandoned,
                 summary.target,
@@ -89,8 +95,14 @@ async def navigate_tree(
                 replace_instructions=summary.replace_instructions,
                 signal=signal,
             )
+            cancelled = isinstance(outcome, SummaryFailure) and (
+                outcome.cancelled or (signal is not None and signal.aborted)
+            )
+            if emit is not None:
+                failure = outcome.message if isinstance(outcome, SummaryFailure) and not cancelled else None
+                await emit(BranchSummaryEndEvent(aborted=cancelled, error_message=failure))
             if isinstance(outcome, SummaryFailure):
-                if outcome.cancelled or (signal is not None and signal.aborted):
+                if cancelled:
                     return NavigationResult(cancelled=True, old_leaf_id=old_leaf, new_leaf_id=old_leaf)
                 raise TreeNavigationError(outcome.message)
             summary_text = outcome.summary

@@ -20,6 +20,7 @@ EDITOR_KEYS: tuple[tuple[str, str], ...] = (
     ("ctrl+j", "New line"),
     ("up / down", "History; up with messages queued: pick one (enter edits, delete drops)"),
     ("pageup / pagedown", "Scroll the conversation a page"),
+    ("ctrl+end", "Jump to the end of the conversation and follow new output again"),
     ("/… / @…", "Complete a command / a file path: up, down choose, tab or enter accept, esc closes"),
     ("esc esc", "Session tree (idle, empty editor)"),
     ("ctrl+p", "Command palette"),

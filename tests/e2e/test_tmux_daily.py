@@ -1,6 +1,6 @@
 """A working session in a real terminal (tmux) at 160x48 and 80x24, against the loopback server with the
-real client: a 1,500-character prompt typed as one key burst, Esc while a command runs, a follow-up queued
-with Tab and delivered when the agent stops."""
+real client: a 1,500-character prompt typed as one key burst, Esc while a command runs (the status line
+says what runs until then, and goes), a follow-up queued with Tab and delivered when the agent stops."""
 
 from __future__ import annotations
 
@@ -27,6 +27,16 @@ WORDS = "What should the README say? Keep it short, name the commands (make run,
 LONG_PROMPT = " ".join([WORDS] * 16)[:1_500]
 TICKER = "for i in $(seq 1 600); do echo tick $i; sleep 1; done"
 GATED = "until [ -e release ]; do sleep 0.05; done; echo released"
+INTERRUPT = "esc to interrupt"
+
+
+def status_line(screen: str) -> str:
+    """The status line above the editor ("" when it is not shown)."""
+    return next((line.strip() for line in screen.splitlines() if INTERRUPT in line), "")
+
+
+def status_gone(session: str) -> None:
+    until_sync(lambda: INTERRUPT not in capture(session), timeout=30, interval=0.3, what="no status line")
 
 
 class ThreadedServer:
@@ -132,9 +142,13 @@ def test_burst_abort_and_follow_up_in_a_real_terminal(
         # 2. Esc while a command runs: it stops at once, typing reaches the editor, the next prompt goes out.
         server.enqueue(bash_call(TICKER), text_reply("the ticker printed a few lines"))
         keys(session, ["-l", "run the ticker"], ["Enter"])
-        wait_for(session, "tick 3")
+        screen = wait_for(session, "tick 3")
+        assert status_line(screen).endswith(f"{INTERRUPT})") and "Running bash: for i in" in status_line(
+            screen
+        )
         keys(session, ["Escape"])
         wait_for(session, "Command aborted")
+        status_gone(session)
         keys(session, ["-l", "what did it print?"])
         wait_for(session, "what did it print?")
         keys(session, ["Enter"])
@@ -147,9 +161,11 @@ def test_burst_abort_and_follow_up_in_a_real_terminal(
         keys(session, ["-l", "wait for the gate"], ["Enter"])
         wait_for(session, "[running")
         keys(session, ["-l", "then update the changelog"], ["Tab"])
-        wait_for(session, "follow-up  then update the changelog")
+        screen = wait_for(session, "follow-up  then update the changelog")
+        assert "Running bash: until [ -e release ]" in status_line(screen)
         (tmp_path / "project" / "release").touch()
         wait_for(session, "changelog updated")
+        status_gone(session)
         assert user_texts(server)[-1] == "then update the changelog"
         assert "follow-up  then update" not in capture(session)
 

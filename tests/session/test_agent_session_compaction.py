@@ -1,5 +1,6 @@
 """Compaction inside a live AgentSession: manual, threshold after a run, overflow → compact → continue,
-a second overflow reported; and a request record after every model call."""
+a second overflow reported, a re-compaction named as such; and a request record after every model call
+(docs/compaction.md)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,28 @@ async def test_manual_compact_summarises_and_rebuilds_state(tmp_path: Path) -> N
     assert isinstance(end, CompactionEndEvent) and end.result is not None and end.reason == "manual"
     assert session.agent.state.messages[0].role == "compactionSummary"
     assert isinstance(session.store.entries[-1], CompactionEntry)
+
+
+async def test_a_recompaction_names_the_compaction_it_redoes(tmp_path: Path) -> None:
+    provider = ScriptedProvider([long_reply(), long_reply(), *[summary_reply()] * 4])
+    session = make_session(tmp_path, provider, CompactionSettings(enabled=False, keep_recent_tokens=150))
+    await session.prompt("first " * 200)
+    await session.prompt("second " * 200)
+    first = await session.compact()
+    assert first.entry_id is not None
+    events = events_of(session)
+
+    again = await session.recompact(first.entry_id, "keep the numbers")
+
+    assert again.entry_id is not None
+    starts = [event for event in events if isinstance(event, CompactionStartEvent)]
+    assert starts == [CompactionStartEvent("manual", recompacts=first.entry_id)]
+    assert starts[0].to_json() == {
+        "type": "compaction_start",
+        "reason": "manual",
+        "recompacts": first.entry_id,
+    }
+    assert CompactionStartEvent("manual").to_json() == {"type": "compaction_start", "reason": "manual"}
 
 
 async def test_threshold_compaction_runs_after_the_run(tmp_path: Path) -> None:

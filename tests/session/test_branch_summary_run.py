@@ -1,5 +1,6 @@
-"""Tree navigation with and without a branch summary, against the loopback server:
-which entries are summarised, the exact request, the entry written and what the model sees next."""
+"""Tree navigation with and without a branch summary (pi's `/tree`), against the loopback server: which
+entries are summarised, the exact request, the entry written, what the model sees next, and the events
+that say a summary is being written."""
 
 from __future__ import annotations
 
@@ -17,7 +18,13 @@ from pi_tui.context.compaction.prompts import (
 )
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.branch_summary_run import collect_entries_for_branch_summary
-from pi_tui.session.session_events import QueueUpdateEvent, SessionInfoChangedEvent, SessionTreeEvent
+from pi_tui.session.session_events import (
+    BranchSummaryEndEvent,
+    BranchSummaryStartEvent,
+    QueueUpdateEvent,
+    SessionInfoChangedEvent,
+    SessionTreeEvent,
+)
 from pi_tui.session.tree_navigation import TreeNavigationError
 from pi_tui.session_file.entries import BranchSummaryEntry, LabelEntry, MessageEntry
 from pi_tui.session_file.store import SessionStore
@@ -64,6 +71,7 @@ async def test_navigate_with_summary_sends_pi_branch_prompt_and_records_the_summ
     session, messages = await two_branches(openai_server, tmp_path)
     events = record(session)
     old_leaf = session.store.leaf_id
+    abandoned = collect_entries_for_branch_summary(session.store, old_leaf, messages[1].id).entries
     openai_server.enqueue(text_reply("## Goal\nRead the notes."))
 
     result = await session.navigate_tree(messages[1].id, summarize=True, label="explored")
@@ -84,7 +92,10 @@ async def test_navigate_with_summary_sends_pi_branch_prompt_and_records_the_summ
     assert result.editor_text is None
     label = session.store.entries[-1]
     assert isinstance(label, LabelEntry) and (label.target_id, label.label) == (entry.id, "explored")
-    assert events == [SessionTreeEvent(session.store.leaf_id, old_leaf, entry.id)]
+    start, end, moved = events
+    assert start == BranchSummaryStartEvent(len(abandoned))
+    assert end == BranchSummaryEndEvent()
+    assert moved == SessionTreeEvent(session.store.leaf_id, old_leaf, entry.id)
     state = session.agent.state.messages
     assert [message.role for message in state] == ["user", "assistant", "branchSummary"]
     assert isinstance(state[-1], BranchSummaryMessage) and state[-1].summary == summary
@@ -177,9 +188,15 @@ async def test_a_failed_summary_call_moves_nothing(openai_server: OpenAIServer, 
     leaf = session.store.leaf_id
     openai_server.enqueue(ErrorReply(400, {"error": {"message": "bad request"}}))
 
+    events = record(session)
+
     with pytest.raises(TreeNavigationError, match="bad request"):
         await session.navigate_tree(messages[1].id, summarize=True)
 
+    assert [type(event) for event in events] == [BranchSummaryStartEvent, BranchSummaryEndEvent]
+    end = events[-1]
+    assert isinstance(end, BranchSummaryEndEvent) and not end.aborted
+    assert end.error_message is not None and "bad request" in end.error_message
     assert session.store.leaf_id == leaf
     assert len(session.agent.state.messages) == 6
 
@@ -200,6 +217,7 @@ async def test_aborting_the_summary_cancels_the_navigation(
     leaf = session.store.leaf_id
     count = len(session.store.entries)
     openai_server.enqueue(StreamReply([chunk(content="partial")], stall_after=1))
+    events = record(session)
 
     async def abort_once_requested() -> None:
         await until(lambda: len(openai_server.requests) == 4)
@@ -211,8 +229,19 @@ async def test_aborting_the_summary_cancels_the_navigation(
     )
 
     assert result.cancelled and result.summary_entry is None
+    assert [type(event) for event in events] == [BranchSummaryStartEvent, BranchSummaryEndEvent]
+    assert events[-1] == BranchSummaryEndEvent(aborted=True)
     assert session.store.leaf_id == leaf and len(session.store.entries) == count
     assert len(session.agent.state.messages) == 6
+
+
+def test_branch_summary_events_serialise() -> None:
+    assert BranchSummaryStartEvent(4).to_json() == {"type": "branch_summary_start", "entries": 4}
+    assert BranchSummaryEndEvent(error_message="no").to_json() == {
+        "type": "branch_summary_end",
+        "aborted": False,
+        "errorMessage": "no",
+    }
 
 
 def test_session_events_serialise_in_pi_shape() -> None:

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall, ScriptedUsage
 from pi_tui.tui.app import PiTuiApp
-from pi_tui.tui.widgets import conversation
+from pi_tui.tui.widgets import activity_line, conversation
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import ToolCallBlock
@@ -71,6 +71,7 @@ def fixed_system_prompt(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
     by run (pytest numbers its temporary folders) and by date, and so would the prefix's token count."""
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setattr(conversation, "clock", lambda: 100.0)
+    monkeypatch.setattr(activity_line, "clock", lambda: 100.0)  # the status line's spinner and seconds
     fix_prompt_place_and_day(monkeypatch)
 
 

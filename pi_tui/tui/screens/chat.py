@@ -42,6 +42,7 @@ from pi_tui.tui.screens.side_panes import FIRST_PAINT_WAIT_SECONDS, SidePanes
 from pi_tui.tui.slash_commands import parse_slash_command
 from pi_tui.tui.widgets.completion_popup import CompletionPopup
 from pi_tui.tui.widgets.conversation import ConversationView
+from pi_tui.tui.widgets.live_status import LiveStatus
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.queued_messages import QueuedMessages
@@ -141,6 +142,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         with Horizontal(id="chat-main"):
             yield ConversationView(id="conversation")
             yield from self.compose_side()
+        yield LiveStatus(id="live-status")
         yield CompletionPopup(id="completion-popup")
         yield QueuedMessages(id="queued")
         yield PromptArea(id="prompt")
@@ -157,6 +159,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
             self.query_one(CompletionPopup), ResourceCompleter(lambda: self.session.resources)
         )
         self.attach_queue()
+        self.query_one(LiveStatus).follow(self.query_one(ConversationView))
         self.query_one(PromptArea).focus()
         # Queued behind the screen's first restyle (it follows on_mount), which would otherwise restyle
         # every transcript widget a second time; session events wait in the queue behind it too.
@@ -196,6 +199,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         with self._ledger_lock:
             self._ledger = BranchLedger()
         self._context_tokens = None
+        self.query_one(LiveStatus).reset()
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
         await self._session_notices(session)
         self.show_queue(*session.queued_texts)
@@ -270,6 +274,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
             self._bridge.applied()
 
     async def _apply_session_events(self, message: SessionEvents) -> None:
+        self.query_one(LiveStatus).apply(message.events)
         conversation = self.query_one(ConversationView)
         await conversation.apply(message.events)
         kinds = {event.type for event in message.events}
@@ -348,11 +353,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
 
     @on(PromptArea.PageConversation)
     def _page_conversation(self, event: PromptArea.PageConversation) -> None:
-        conversation = self.query_one(ConversationView)
-        if event.pages < 0:
-            conversation.scroll_page_up(animate=False)
-        else:
-            conversation.scroll_page_down(animate=False)
+        self.query_one(ConversationView).page(event.pages)
 
     @on(PromptArea.Submitted)
     async def _submitted(self, event: PromptArea.Submitted) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from textual import on
 from textual.containers import VerticalScroll
-from textual.timer import Timer
+from textual.reactive import var
 from textual.widget import Widget
 
 from pi_tui.agent.events import (
@@ -41,7 +42,6 @@ from pi_tui.session.session_events import (
     BashOutputEvent,
     BashStartEvent,
     CompactionEndEvent,
-    CompactionStartEvent,
     ModelFallbackEvent,
 )
 from pi_tui.tui.widgets.message_blocks import (
@@ -68,6 +68,24 @@ TRANSCRIPT_PAGE = 12
 """Messages mounted when a transcript is shown, and per "earlier messages" request. Every widget costs
 milliseconds to mount and lay out and a Markdown reply is dozens of them, so a long session mounted
 whole would take minutes to open (bench/tui.py measures it)."""
+OUTPUT_EVENTS = frozenset(
+    {
+        "message_start",
+        "message_update",
+        "message_end",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+        "auto_retry_start",
+        "auto_retry_end",
+        "compaction_end",
+        "bash_start",
+        "bash_output",
+        "bash_end",
+        "model_fallback",
+    }
+)
+"""The events that add to or change what the conversation shows."""
 FIRST_PAGE_SCREENS = 1.5
 """Of that page, the first frame waits only for the newest messages estimated to fill this many viewport
 heights (the estimate errs low: measured, 1.5 estimated screens of a coding session draw as 2.5); the
@@ -80,6 +98,9 @@ class ConversationView(VerticalScroll):
 
     ALLOW_MAXIMIZE = True
     """F11 gives the pane the whole screen."""
+
+    unseen_output = var(False)
+    """Output arrived below while the user was scrolled away from the end; cleared back at the end."""
 
     DEFAULT_CSS = """
     ConversationView { layout: stream; padding: 0 1; }
@@ -94,8 +115,6 @@ class ConversationView(VerticalScroll):
         """Which block a tool event is for: ids are unique only within one assistant message."""
         self._tool_started: dict[str, float] = {}
         self._retry = RetryLine(self, lambda: clock())
-        self._progress: NoticeBlock | None = None
-        self._progress_timer: Timer | None = None
         self._bash: ToolCallBlock | None = None
         self._rendering = asyncio.Lock()
         self._earlier: list[AgentMessage] = []
@@ -108,9 +127,38 @@ class ConversationView(VerticalScroll):
     def on_mount(self) -> None:
         self.anchor()
         self.watch(self, "scroll_y", self._parking.schedule, init=False)
+        self.watch(self, "scroll_y", self._seen_when_at_end, init=False)
 
     def on_resize(self) -> None:
         self._parking.schedule()
+
+    @property
+    def following(self) -> bool:
+        """The view keeps to the end as output arrives. Textual's anchor is released when the user scrolls
+        away from the end and restored when they come back to it (or jump there)."""
+        return not self._anchor_released
+
+    def _seen_when_at_end(self) -> None:
+        if self.following:
+            self.unseen_output = False
+
+    def scroll_end(self, *args: Any, **kwargs: Any) -> None:
+        # Back at the end the anchor holds the view there with no change of `scroll_y` to watch.
+        super().scroll_end(*args, **kwargs)
+        self._seen_when_at_end()
+
+    def jump_to_end(self) -> None:
+        """To the newest output, following it again."""
+        self.scroll_end(animate=False)
+
+    def page(self, pages: int | None) -> None:
+        """A page up (-1) or down (1); None: to the end."""
+        if pages is None:
+            self.jump_to_end()
+        elif pages < 0:
+            self.scroll_page_up(animate=False)
+        else:
+            self.scroll_page_down(animate=False)
 
     # --- whole transcripts ----------------------------------------------------------------------
 
@@ -135,6 +183,7 @@ class ConversationView(VerticalScroll):
         self._marker = EarlierMessages(cut, TRANSCRIPT_PAGE) if cut else None
         await self.mount_all([self._marker, *blocks] if self._marker else blocks)
         self.anchor()
+        self.unseen_output = False
         self._parking.schedule()
         self._transcripts += 1
         if first < len(page):
@@ -210,6 +259,8 @@ class ConversationView(VerticalScroll):
             for event in events:
                 await self._apply_one(event)
         self._parking.schedule()
+        arrived = any(event.type in OUTPUT_EVENTS for event in events)
+        self.unseen_output = not self.following and (self.unseen_output or arrived)
 
     async def _apply_one(self, event: AnyEvent) -> None:
         if isinstance(event, MessageStartEvent):
@@ -266,15 +317,8 @@ class ConversationView(VerticalScroll):
             await self._retry.start(event)
         elif isinstance(event, AutoRetryEndEvent):
             await self._retry.end(event)
-        elif isinstance(event, CompactionStartEvent):
-            label = {
-                "manual": "Compacting context…",
-                "threshold": "Auto-compacting…",
-                "overflow": "Context overflow detected, auto-compacting…",
-            }[event.reason]
-            await self._start_progress(f"{label} (esc to cancel)")
         elif isinstance(event, CompactionEndEvent):
-            self._stop_progress()
+            # While it runs, the status line above the editor says so.
             if event.result is not None:
                 text = f"Compacted {size_text(estimated(event.result.size))} tokens (whole request)"
                 await self.mount(NoticeBlock(text))
@@ -299,30 +343,6 @@ class ConversationView(VerticalScroll):
                     kind="warning",
                 )
             )
-
-    async def _start_progress(self, label: str) -> None:
-        """A line with a spinner and the elapsed time, for long work the user may cancel."""
-        self._stop_progress()
-        started = clock()
-        self._progress = NoticeBlock(label, kind="warning")
-        await self.mount(self._progress)
-        frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-        def tick() -> None:
-            if self._progress is not None:
-                elapsed = clock() - started
-                frame = frames[int(elapsed * 10) % len(frames)]
-                self._progress.update(f"{frame} {label} {elapsed:.0f}s")
-
-        self._progress_timer = self.set_interval(0.1, tick)
-
-    def _stop_progress(self) -> None:
-        if self._progress_timer is not None:
-            self._progress_timer.stop()
-            self._progress_timer = None
-        if self._progress is not None:
-            self._progress.remove()
-            self._progress = None
 
     def current_tool(self) -> ToolCallBlock | None:
         """The tool call ctrl+o and F3 act on: the focused one, or the latest."""

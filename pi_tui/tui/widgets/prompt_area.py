@@ -43,6 +43,7 @@ class PromptArea(TextArea):
         # A prompt is a few lines: paging belongs to the conversation above it, not the editor.
         Binding("pageup", "page_conversation(-1)", "Scroll up", show=False),
         Binding("pagedown", "page_conversation(1)", "Scroll down", show=False),
+        Binding("ctrl+end", "page_conversation(None)", "To the end", show=False),
     ]
 
     @dataclass
@@ -52,8 +53,8 @@ class PromptArea(TextArea):
 
     @dataclass
     class PageConversation(Message):
-        pages: int
-        """-1 a page back, 1 a page forward."""
+        pages: int | None
+        """-1 a page back, 1 a page forward, None to the end (following new output again)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, compact=False)
@@ -122,7 +123,7 @@ class PromptArea(TextArea):
     def action_queue_follow_up(self) -> None:
         self._send(follow_up=True)
 
-    def action_page_conversation(self, pages: int) -> None:
+    def action_page_conversation(self, pages: int | None) -> None:
         self.post_message(self.PageConversation(pages))
 
     def action_newline(self) -> None:
