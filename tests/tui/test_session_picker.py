@@ -16,6 +16,7 @@ from pi_tui.tui.screens.dialogs import ChoiceDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow, arrange
+from tests.support.session_files import write_session
 
 from .chat_fixtures import make_chat_app
 from .conftest import PROJECT
@@ -23,43 +24,6 @@ from .pilot_helpers import settle
 from .test_app import make_app
 
 SIZE = (120, 40)
-
-
-def write_session(
-    root: Path, cwd: str, session_id: str, texts: list[str], *, created: str, modified: str, name: str = ""
-) -> Path:
-    """A session file as pi-tui writes it: a header, user messages, optionally a name."""
-    folder = root / cwd_folder_name(cwd)
-    folder.mkdir(parents=True, exist_ok=True)
-    lines: list[dict[str, object]] = [
-        {"type": "session", "version": 3, "id": session_id, "timestamp": created, "cwd": cwd}
-    ]
-    parent = None
-    for index, text in enumerate(texts):
-        entry_id = f"{session_id[:4]}{index:04}"
-        stamp = modified if index == len(texts) - 1 else created
-        message = {"role": "user", "content": text, "timestamp": _ms(stamp)}
-        lines.append(
-            {"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp, "message": message}
-        )
-        parent = entry_id
-    if name:
-        lines.append(
-            {
-                "type": "session_info",
-                "id": "info0001",
-                "parentId": parent,
-                "timestamp": modified,
-                "name": name,
-            }
-        )
-    path = folder / f"{session_id}.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
-def _ms(stamp: str) -> int:
-    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
 
 
 def titles(browser: SessionBrowser) -> list[str]:
