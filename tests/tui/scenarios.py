@@ -123,11 +123,13 @@ async def steady(pilot: Pilot[Any]) -> None:
 
 
 def keys_then_steady(*keys: str, wait_for: type[Any] | None = None) -> Run:
-    """Press `keys`, wait for a screen of type `wait_for` on top, end steady."""
+    """Press `keys` one by one, wait for a screen of type `wait_for` on top, end steady."""
 
     async def run(pilot: Pilot[Any]) -> None:
         await settle(pilot)
-        await pilot.press(*keys)
+        for key in keys:
+            await pilot.press(key)
+            await quiet(pilot)  # what the key started (a pane's rows, a dialog's list) is there for the next
         if wait_for is not None:
             await until(lambda: isinstance(pilot.app.screen, wait_for), pilot=pilot, what=f"{wait_for}")
         await steady(pilot)
