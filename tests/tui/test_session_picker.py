@@ -17,10 +17,11 @@ from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow, arrange
 from tests.support.session_files import write_session
+from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
 from .conftest import PROJECT
-from .pilot_helpers import settle
+from .pilot_helpers import settle, shown_notices
 from .test_app import make_app
 
 SIZE = (120, 40)
@@ -181,7 +182,7 @@ async def test_picker_filters_named_renames_and_deletes_like_pis(
     project = str(homes / "project")
     folder = homes / "pi-tui-home" / "sessions" / cwd_folder_name(project)
     app = PickerHost(project, current=folder / "aaaa1111.jsonl")
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         picker = app.picker
         browser = picker.query_one(SessionBrowser)
@@ -201,13 +202,17 @@ async def test_picker_filters_named_renames_and_deletes_like_pis(
         assert app.screen is picker and titles(browser) == ["parser", "caching [wip]"]
         info = json.loads((folder / "bbbb2222.jsonl").read_text().splitlines()[-1])
         assert (info["type"], info["name"]) == ("session_info", "caching [wip]")
-        [named] = [n for n in app._notifications if n.message.startswith("Named")]
-        assert named.message == "Named 'caching [wip]'" and not named.markup  # shown as typed
+        # Shown as typed: read as markup, "[wip]" would be dropped.
+        await until(lambda: "Named 'caching [wip]'" in shown_notices(app), pilot=pilot, what="the new name")
 
         await pilot.press("up", "ctrl+d")  # the open session
         await settle(pilot)
         assert app.screen is picker and (folder / "aaaa1111.jsonl").exists()
-        assert any("cannot be deleted" in n.message for n in app._notifications)
+        await until(
+            lambda: any("cannot be deleted" in notice for notice in shown_notices(app)),
+            pilot=pilot,
+            what="why the open session stays",
+        )
 
         await pilot.press("down", "ctrl+d")
         await settle(pilot)
@@ -222,4 +227,4 @@ async def test_picker_filters_named_renames_and_deletes_like_pis(
         await settle(pilot)
         assert not (folder / "bbbb2222.jsonl").exists()
         assert app.screen is picker and titles(browser) == ["parser"]
-        assert any(n.message == "Session deleted" for n in app._notifications)
+        await until(lambda: "Session deleted" in shown_notices(app), pilot=pilot, what="the deletion said")
