@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-shuffled lint bench fmt e2e clean demo
+.PHONY: run test test-shuffled lint bench fmt e2e clean demo screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,10 @@ e2e: $(STAMP)
 		else echo "e2e: chromium is not installed and installing it needs root;" \
 			"run: sudo apt-get install -y chromium (its tests are skipped meanwhile)" >&2; fi; }
 	$(BIN)/pytest tests/e2e
+
+# The README's pictures, from the snapshot tests' scenarios (tests/tui/readme_pictures.py).
+screenshots: $(STAMP)
+	$(BIN)/python -m tests.tui.readme_pictures docs/screenshots
 
 bench: $(STAMP)
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

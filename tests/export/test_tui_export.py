@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
+from tests.support.waiting import until
 from tests.tui.chat_fixtures import make_chat_app
-from tests.tui.pilot_helpers import settle, submit
+from tests.tui.pilot_helpers import settle, shown_notices, submit
 
 SIZE = (120, 40)
 
 
-def notifications(app: Any) -> list[str]:
-    return [str(item.message) for item in app._notifications]
-
-
 async def test_export_writes_the_page_and_says_where(tmp_path: Path) -> None:
     app, session, _ = make_chat_app(tmp_path, [ScriptedReply(text="An **answer** <script>x()</script>")])
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await submit(pilot, "a question <b>bold?</b>")
         await submit(pilot, "/export")
@@ -31,7 +27,8 @@ async def test_export_writes_the_page_and_says_where(tmp_path: Path) -> None:
         text = page.read_text()
         assert "<strong>answer</strong>" in text and "&lt;script&gt;x()&lt;/script&gt;" in text
         assert "a question &lt;b&gt;bold?&lt;/b&gt;" in text
-        assert any(str(page) in note for note in notifications(app))
+        said = lambda: any(str(page) in notice for notice in shown_notices(app))  # noqa: E731
+        await until(said, pilot=pilot, what="where the page went")
 
         await submit(pilot, "/export out/branch.jsonl")
         assert not (tmp_path / "project" / "out" / "branch.jsonl").exists()

@@ -1,10 +1,13 @@
-"""Building small session files by hand for loader, migration and listing tests."""
+"""Building small session files by hand for loader, migration, listing and picker tests."""
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from pi_tui.config.paths import cwd_folder_name
 
 HEADER_ID = "01a2298d-9a92-72c7-b3e3-f020c9b72c00"
 
@@ -64,3 +67,40 @@ def write_jsonl(path: Path, objects: list[Any], *, tail: str = "") -> Path:
 
 def read_objects(path: Path) -> list[Any]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def write_session(
+    root: Path, cwd: str, session_id: str, texts: list[str], *, created: str, modified: str, name: str = ""
+) -> Path:
+    """A session file as pi-tui writes it: a header, user messages, optionally a name."""
+    folder = root / cwd_folder_name(cwd)
+    folder.mkdir(parents=True, exist_ok=True)
+    lines: list[dict[str, object]] = [
+        {"type": "session", "version": 3, "id": session_id, "timestamp": created, "cwd": cwd}
+    ]
+    parent = None
+    for index, text in enumerate(texts):
+        entry_id = f"{session_id[:4]}{index:04}"
+        stamp = modified if index == len(texts) - 1 else created
+        message = {"role": "user", "content": text, "timestamp": _ms(stamp)}
+        lines.append(
+            {"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp, "message": message}
+        )
+        parent = entry_id
+    if name:
+        lines.append(
+            {
+                "type": "session_info",
+                "id": "info0001",
+                "parentId": parent,
+                "timestamp": modified,
+                "name": name,
+            }
+        )
+    path = folder / f"{session_id}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _ms(stamp: str) -> int:
+    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)

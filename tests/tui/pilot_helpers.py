@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual._xterm_parser import XTermParser
+from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
@@ -40,6 +41,12 @@ async def submit(pilot: Pilot[Any], text: str) -> None:
     await settle(pilot)  # the prompt runs in a worker: it has ended here
     await pilot.app.runtime.session.wait_for_idle()  # type: ignore[attr-defined]
     await settle(pilot)
+
+
+def shown_notices(app: App[Any]) -> list[str]:
+    """The notifications on screen, as the user reads them (title and message). Textual shows none in
+    tests unless the app runs with `run_test(notifications=True)`; each shows a moment after it is sent."""
+    return [str(toast.render()) for toast in app.screen.query("Toast")]
 
 
 def terminal_input(pilot: Pilot[Any], data: str) -> None:

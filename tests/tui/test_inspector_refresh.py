@@ -51,9 +51,9 @@ async def test_two_context_refreshes_never_build_on_one_cache_at_once(
         await settle(pilot)
         monkeypatch.setattr(side_panes, "build_inspector_data", one_at_a_time)
         screen = pi_chat.screen
-        screen._refresh_inspector()
+        screen.refresh_inspector()
         await until(first_in.is_set, pilot=pilot, what="the first build")
-        screen._refresh_inspector()
+        screen.refresh_inspector()
         await settle(pilot)
         assert not overlapped.is_set()
         headline = str(screen.query_one("#inspector-headline").render())

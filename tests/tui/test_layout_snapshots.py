@@ -1,6 +1,7 @@
-"""The chat screen at 80x24 and 120x36 on a real pi session (three compactions, ten tool calls): the
+"""The chat screen at 80x24, 99x30 and 120x36 on a real pi session (three compactions, ten tool calls): the
 conversation, each side pane and the keys dialog, as SVG snapshots (plain `def` tests: snap_compare runs
-its own loop). Reviewed by eye when accepted: every column, key and line readable at both sizes."""
+its own loop), and the start page at the narrow sizes. Reviewed by eye when accepted: every column, key and
+line readable at every size."""
 
 from __future__ import annotations
 
@@ -22,8 +23,11 @@ from pi_tui.tui.widgets.prompt_area import PromptArea
 from .chat_fixtures import chat_on_pi_session
 from .conftest import PROJECT
 from .pilot_helpers import settle
+from .readme_pictures import highlight_tree_session
+from .scenarios import fix_world, start_page
 
-SIZES = {"80x24": (80, 24), "120x36": (120, 36)}
+SIZES = {"80x24": (80, 24), "99x30": (99, 30), "120x36": (120, 36)}
+"""Narrow (the side panel takes the conversation's place), just under the side-by-side width, and wide."""
 SESSION = "c-auto-compaction.jsonl"
 VIEWS = {"chat": (), "context": ("f2",), "tools": ("f3",), "compactions": ("f4",), "keys": ("f1",)}
 
@@ -53,7 +57,7 @@ def open_view(keys: tuple[str, ...]) -> Callable[[Pilot[Any]], Awaitable[None]]:
         editor.cursor_blink = False
         editor.notify_style_update()
         # The inspector refreshes in a worker after each event; end on one known refresh and row.
-        screen._refresh_inspector()
+        screen.refresh_inspector()
         await settle(pilot)
         inspector = screen.query_one(ContextInspector)
         rows = list(inspector.table.rows)  # none while the pane is hidden (80 columns): it fills when shown
@@ -75,3 +79,12 @@ def open_view(keys: tuple[str, ...]) -> Callable[[Pilot[Any]], Awaitable[None]]:
 @pytest.mark.parametrize("size", list(SIZES))
 def test_layout(snap_compare: Any, fixed_chat: PiTuiApp, size: str, view: str) -> None:
     assert snap_compare(fixed_chat, terminal_size=SIZES[size], run_before=open_view(VIEWS[view]))
+
+
+@pytest.mark.parametrize("size", ["80x24", "99x30"])
+def test_start_page_narrow(
+    snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str
+) -> None:
+    fix_world(monkeypatch, tmp_path)
+    app = start_page(tmp_path)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=highlight_tree_session)

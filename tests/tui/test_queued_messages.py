@@ -20,7 +20,7 @@ from pi_tui.tui.widgets.queued_messages import QueuedMessages
 from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
-from .pilot_helpers import settle, terminal_input
+from .pilot_helpers import settle, shown_notices, terminal_input
 
 SIZE = (160, 48)
 GATE = "release"
@@ -63,8 +63,12 @@ def shown_actions(pilot: Pilot[Any]) -> set[str]:
     return {binding.action for (_, binding, enabled, _) in bindings if enabled and binding.show}
 
 
-def toasts(pilot: Pilot[Any]) -> list[str]:
-    return [str(notification.message) for notification in pilot.app._notifications]
+async def toast_says(pilot: Pilot[Any], text: str) -> None:
+    await until(
+        lambda: any(text in notice for notice in shown_notices(pilot.app)),
+        pilot=pilot,
+        what=f"toast {text!r}",
+    )
 
 
 def test_alt_enter_under_tmux_is_read_as_enter() -> None:
@@ -76,7 +80,7 @@ def test_alt_enter_under_tmux_is_read_as_enter() -> None:
 
 async def test_tab_queues_a_follow_up_delivered_when_the_agent_stops(tmp_path: Path) -> None:
     app, session, provider = make_chat_app(tmp_path, gated_replies("done", "followed up"))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await start_gated_run(pilot, session)
         terminal_input(pilot, "then update the changelog")
@@ -87,7 +91,7 @@ async def test_tab_queues_a_follow_up_delivered_when_the_agent_stops(tmp_path: P
         assert app.screen.query_one(PromptArea).text == ""
         await until(lambda: queue_rows(pilot), pilot=pilot, what="the queue to be listed")
         assert queue_rows(pilot) == ["follow-up  then update the changelog"]
-        assert any("Follow-up queued: “then update the changelog”" in toast for toast in toasts(pilot))
+        await toast_says(pilot, "Follow-up queued: “then update the changelog”")
 
         release(tmp_path)
         await until(lambda: provider.calls == 3, pilot=pilot, what="the follow-up to be sent")
@@ -113,7 +117,7 @@ async def test_tab_with_nothing_running_does_not_queue(tmp_path: Path) -> None:
 
 async def test_steer_and_follow_up_are_listed_then_edited_and_dropped(tmp_path: Path) -> None:
     app, session, provider = make_chat_app(tmp_path, gated_replies("done"))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await start_gated_run(pilot, session)
         terminal_input(pilot, "look at the failing test first\r")
@@ -123,7 +127,7 @@ async def test_steer_and_follow_up_are_listed_then_edited_and_dropped(tmp_path: 
             "steer      look at the failing test first",
             "follow-up  and then write the docs",
         ]
-        assert any("Steer queued: “look at the failing test first”" in toast for toast in toasts(pilot))
+        await toast_says(pilot, "Steer queued: “look at the failing test first”")
 
         editor = app.screen.query_one(PromptArea)
         queue = app.screen.query_one(QueuedMessages)
@@ -140,7 +144,7 @@ async def test_steer_and_follow_up_are_listed_then_edited_and_dropped(tmp_path: 
         terminal_input(pilot, "\x1b[3~")  # Delete: drop it
         await until(lambda: session.queued_texts == ((), ()), pilot=pilot, what="the steer to be dropped")
         await until(lambda: editor.has_focus and not queue_rows(pilot), pilot=pilot, what="the list to close")
-        assert any("Removed the queued steer: “look at the failing test first”" in t for t in toasts(pilot))
+        await toast_says(pilot, "Removed the queued steer: “look at the failing test first”")
 
         release(tmp_path)
         await session.wait_for_idle()

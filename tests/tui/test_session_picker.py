@@ -16,50 +16,15 @@ from pi_tui.tui.screens.dialogs import ChoiceDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow, arrange
+from tests.support.session_files import write_session
+from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
 from .conftest import PROJECT
-from .pilot_helpers import settle
+from .pilot_helpers import settle, shown_notices
 from .test_app import make_app
 
 SIZE = (120, 40)
-
-
-def write_session(
-    root: Path, cwd: str, session_id: str, texts: list[str], *, created: str, modified: str, name: str = ""
-) -> Path:
-    """A session file as pi-tui writes it: a header, user messages, optionally a name."""
-    folder = root / cwd_folder_name(cwd)
-    folder.mkdir(parents=True, exist_ok=True)
-    lines: list[dict[str, object]] = [
-        {"type": "session", "version": 3, "id": session_id, "timestamp": created, "cwd": cwd}
-    ]
-    parent = None
-    for index, text in enumerate(texts):
-        entry_id = f"{session_id[:4]}{index:04}"
-        stamp = modified if index == len(texts) - 1 else created
-        message = {"role": "user", "content": text, "timestamp": _ms(stamp)}
-        lines.append(
-            {"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp, "message": message}
-        )
-        parent = entry_id
-    if name:
-        lines.append(
-            {
-                "type": "session_info",
-                "id": "info0001",
-                "parentId": parent,
-                "timestamp": modified,
-                "name": name,
-            }
-        )
-    path = folder / f"{session_id}.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
-def _ms(stamp: str) -> int:
-    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
 
 
 def titles(browser: SessionBrowser) -> list[str]:
@@ -217,7 +182,7 @@ async def test_picker_filters_named_renames_and_deletes_like_pis(
     project = str(homes / "project")
     folder = homes / "pi-tui-home" / "sessions" / cwd_folder_name(project)
     app = PickerHost(project, current=folder / "aaaa1111.jsonl")
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         picker = app.picker
         browser = picker.query_one(SessionBrowser)
@@ -237,13 +202,17 @@ async def test_picker_filters_named_renames_and_deletes_like_pis(
         assert app.screen is picker and titles(browser) == ["parser", "caching [wip]"]
         info = json.loads((folder / "bbbb2222.jsonl").read_text().splitlines()[-1])
         assert (info["type"], info["name"]) == ("session_info", "caching [wip]")
-        [named] = [n for n in app._notifications if n.message.startswith("Named")]
-        assert named.message == "Named 'caching [wip]'" and not named.markup  # shown as typed
+        # Shown as typed: read as markup, "[wip]" would be dropped.
+        await until(lambda: "Named 'caching [wip]'" in shown_notices(app), pilot=pilot, what="the new name")
 
         await pilot.press("up", "ctrl+d")  # the open session
         await settle(pilot)
         assert app.screen is picker and (folder / "aaaa1111.jsonl").exists()
-        assert any("cannot be deleted" in n.message for n in app._notifications)
+        await until(
+            lambda: any("cannot be deleted" in notice for notice in shown_notices(app)),
+            pilot=pilot,
+            what="why the open session stays",
+        )
 
         await pilot.press("down", "ctrl+d")
         await settle(pilot)
@@ -258,4 +227,4 @@ async def test_picker_filters_named_renames_and_deletes_like_pis(
         await settle(pilot)
         assert not (folder / "bbbb2222.jsonl").exists()
         assert app.screen is picker and titles(browser) == ["parser"]
-        assert any(n.message == "Session deleted" for n in app._notifications)
+        await until(lambda: "Session deleted" in shown_notices(app), pilot=pilot, what="the deletion said")

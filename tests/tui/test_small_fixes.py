@@ -15,7 +15,7 @@ from pi_tui.tui.screens.dialogs import ChoiceDialog
 from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
-from .pilot_helpers import settle
+from .pilot_helpers import settle, shown_notices
 from .test_tool_output_viewer import SIZE, ViewerApp, call, opener, viewer_of
 
 
@@ -64,8 +64,8 @@ async def test_a_model_switch_that_changes_the_thinking_level_says_so(tmp_path: 
         await pilot.press(*"plain", "enter")
         await until(lambda: session.model is not None and session.model.id == "plain-model", pilot=pilot)
         await settle(pilot)
-        messages = [str(item.message) for item in app._notifications]
-        assert "Thinking medium → off: plain-model has no thinking levels." in messages
+        said = "Thinking medium → off: plain-model has no thinking levels."
+        await until(lambda: said in shown_notices(app), pilot=pilot, what="the thinking level's change")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.color import Color as RichColor
@@ -33,9 +32,10 @@ from pi_tui.tui.theming import (
 )
 from pi_tui.tui.widgets.budget_bar import PARTS, BudgetBar
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
-from .pilot_helpers import settle
+from .pilot_helpers import settle, shown_notices
 
 SIZE = (120, 40)
 PACKAGE = Path(__file__).resolve().parents[2] / "pi_tui"
@@ -205,21 +205,18 @@ def start_page(tmp_path: Path) -> PiTuiApp:
     )
 
 
-def notifications(app: Any) -> list[str]:
-    return [notification.message for notification in app._notifications]
-
-
 async def test_user_themes_and_the_setting_apply_at_startup(tmp_path: Path) -> None:
     write(user_themes_dir(), "harbour.toml", GOOD)
     broken = write(user_themes_dir(), "broken.toml", GOOD.replace('"#3366CC"', '"#3366ZZ"'))
     settings_path().write_text(json.dumps({"theme": "harbour"}))
     app = start_page(tmp_path)
     assert user_themes_dir().parent == pi_tui_home()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         assert app.theme == "harbour"
         assert {"pi-dark", "pi-light", "harbour"} <= set(app.available_themes)
-        [warning] = notifications(app)
+        await until(lambda: shown_notices(app), pilot=pilot, what="the warning")
+        [warning] = shown_notices(app)
         assert str(broken) in warning and "(primary)" in warning and "#3366ZZ" in warning
         assert app.screen.query_one("#session-browser").display
 
@@ -227,11 +224,12 @@ async def test_user_themes_and_the_setting_apply_at_startup(tmp_path: Path) -> N
 async def test_a_user_theme_may_replace_a_built_in_one_and_says_so(tmp_path: Path) -> None:
     write(user_themes_dir(), "mine.toml", GOOD.replace('name = "harbour"', 'name = "pi-dark"'))
     app = start_page(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         assert app.theme == "pi-dark"
         assert app.current_theme.primary == "#3366CC"
-        assert [m for m in notifications(app) if "replaces the built-in" in m] == [
+        await until(lambda: shown_notices(app), pilot=pilot, what="the note")
+        assert [m for m in shown_notices(app) if "replaces the built-in" in m] == [
             f"Your theme 'pi-dark' in {user_themes_dir()} replaces the built-in one of that name."
         ]
 
@@ -240,10 +238,14 @@ async def test_an_unknown_theme_setting_falls_back_with_a_warning(tmp_path: Path
     settings_path().parent.mkdir(parents=True, exist_ok=True)
     settings_path().write_text(json.dumps({"theme": "solarized-nope"}))
     app = start_page(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         assert app.theme == DEFAULT_THEME
-        assert any("solarized-nope" in message for message in notifications(app))
+        await until(
+            lambda: any("solarized-nope" in notice for notice in shown_notices(app)),
+            pilot=pilot,
+            what="the warning",
+        )
 
 
 async def test_a_theme_picked_anywhere_is_saved_and_startup_writes_nothing(tmp_path: Path) -> None:

@@ -143,6 +143,11 @@ class SidePanes(PaneFocus, Screen[None]):
 
     # --- context inspector ---------------------------------------------------------------------------
 
+    def refresh_inspector(self) -> None:
+        """Rebuild the Context pane from the session, in a worker (a newer call supersedes an older one);
+        the screen calls it after every event that changes the context."""
+        self._refresh_inspector()
+
     @work(thread=True, exclusive=True, group="inspector", exit_on_error=False)
     def _refresh_inspector(self) -> None:
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
