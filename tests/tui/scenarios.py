@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 from pi_tui.config.paths import cwd_folder_name
 from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens.chat import ChatScreen
-from pi_tui.tui.widgets import conversation
+from pi_tui.tui.widgets import activity_line, conversation
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 from tests.support.waiting import until
@@ -49,12 +49,13 @@ class Scenario:
 
 def fix_world(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     """Home and pi-tui's and pi's homes in `folder` (the footer shows the project as `~/project`), the
-    conversation's clock stopped, the system prompt's place and day fixed. (The time zone is UTC: the
+    conversation's and the status line's clocks stopped, the system prompt's place and day fixed. (The time zone is UTC: the
     tests' conftest sets it, and so does `make screenshots`.)"""
     monkeypatch.setenv("HOME", str(folder))
     monkeypatch.setenv("PI_TUI_HOME", str(folder / PI_TUI_HOME))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder / PI_AGENT_DIR))
     monkeypatch.setattr(conversation, "clock", lambda: 100.0)
+    monkeypatch.setattr(activity_line, "clock", lambda: 100.0)  # the status line's spinner and seconds
     fix_prompt_place_and_day(monkeypatch)
 
 
