@@ -154,7 +154,7 @@ async def test_tree_filters_and_labels_like_pi(tmp_path: Path) -> None:
         await pilot.press("ctrl+o", "ctrl+o")  # default → no-tools → user-only
         assert dialog.mode == "user-only"
         assert shown() == ["• user: first question", "• user: second question"]
-        assert "filter: user-only" in str(dialog.query_one("#tree-title", Label).render())
+        assert "filter: user-only" in str(dialog.query_one("#dialog-title", Label).render())
         first = next(line.entry_id for line in dialog.lines if "first" in line.text)
         dialog.query_one(OptionList).highlighted = 0
         await pilot.press("ctrl+l")

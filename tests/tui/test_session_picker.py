@@ -149,7 +149,7 @@ async def test_resume_picker_searches_sorts_widens_and_opens(homes: Path) -> Non
         assert browser.sort_mode == "name" and titles(browser) == ["add caching", "parser"]
         await pilot.press("ctrl+s")
         assert browser.sort_mode == "messages" and titles(browser) == ["parser", "add caching"]
-        assert "sorted by messages" in str(picker.query_one("#picker-title").render())
+        assert "sorted by messages" in str(picker.query_one("#dialog-title").render())
 
         await pilot.press("tab")  # every directory, pi's sessions included
         await settle(pilot)
@@ -225,7 +225,7 @@ async def test_picker_filters_named_renames_and_deletes_like_pis(
 
         await pilot.press("ctrl+n")
         assert titles(browser) == ["parser"] and "named only" in str(browser.border_subtitle)
-        assert "named sessions, this directory (1)" in str(picker.query_one("#picker-title").render())
+        assert "named sessions, this directory (1)" in str(picker.query_one("#dialog-title").render())
         await pilot.press("ctrl+n")
         assert titles(browser) == ["parser", "add caching"]
 
