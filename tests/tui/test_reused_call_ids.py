@@ -110,6 +110,6 @@ async def test_the_conversation_and_the_tools_pane_show_each_call_its_own_output
         # A move in the tree, a resumed session: both are rebuilt from the session file.
         branch = [entry.message for entry in session.store.get_branch() if isinstance(entry, MessageEntry)]
         await conversation.show_transcript(branch)
-        screen.side_reset()
+        screen.side_panel.reset()
         await settle(pilot)
         await check("rebuilt")

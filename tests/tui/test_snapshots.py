@@ -52,7 +52,7 @@ def chat_run(prompt: str) -> Any:
         await settle(pilot)
         # The inspector refreshes in a worker after each event; end on one known refresh and row.
         screen = pilot.app.screen
-        screen._refresh_inspector()
+        screen.side_panel.refresh_context_pane()
         await settle(pilot)
         screen.query_one(ContextInspector).select_row("system:base")
         await settle(pilot)

@@ -38,14 +38,14 @@ from pi_tui.tui.screens.approval_dialog import ApprovalDialog
 from pi_tui.tui.screens.chat_commands import ChatCommands
 from pi_tui.tui.screens.chat_queue import ChatQueue
 from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS, ConfirmCompactionDialog
-from pi_tui.tui.screens.pane_focus import PANE_KEYS
-from pi_tui.tui.screens.side_panes import FIRST_PAINT_WAIT_SECONDS, SidePanes
+from pi_tui.tui.screens.pane_focus import PANE_KEYS, PaneFocus
 from pi_tui.tui.slash_commands import parse_slash_command
 from pi_tui.tui.widgets.completion_popup import CompletionPopup
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.queued_messages import QueuedMessages
+from pi_tui.tui.widgets.side_panel import FIRST_PAINT_WAIT_SECONDS, SidePanel
 from pi_tui.tui.widgets.status_footer import FooterData, StatusFooter
 from pi_tui.tui.worker_results import deliver
 
@@ -73,7 +73,7 @@ WIDE_COLUMNS = 120
 below it a pane takes the conversation's place while open."""
 
 
-class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
+class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
     """One session at a time (the runtime swaps it): talk to the model, watch its tools, interrupt it."""
 
     CSS_PATH = "chat.tcss"
@@ -131,7 +131,6 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         self._last_escape: float | None = None
         """When Esc was last pressed; None when the next press starts afresh."""
         self.confirm_seconds: float = COUNTDOWN_SECONDS
-        self._pane_focus = {}
 
     def compose(self) -> ComposeResult:
         # The breakpoint class the first resize would set, set now: added after the transcript is
@@ -141,7 +140,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         self.set_class(not wide, "-narrow", update=False)
         with Horizontal(id="chat-main"):
             yield ConversationView(id="conversation")
-            yield from self.compose_side()
+            yield SidePanel(self.runtime, self.first_paint, id="side")
         yield CompletionPopup(id="completion-popup")
         yield QueuedMessages(id="queued")
         yield PromptArea(id="prompt")
@@ -168,7 +167,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         await self._session_notices(self.session)
         self.call_after_refresh(self._first_frame_shown)
         self.refresh_footer()
-        self.side_reset()
+        self.side_panel.reset()
         self._load_git_branch()
         if self.initial_messages:
             self._run_prompts(self.initial_messages)
@@ -201,7 +200,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         await self._session_notices(session)
         self.show_queue(*session.queued_texts)
         self.refresh_footer()
-        self.side_reset()
+        self.side_panel.reset()
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
 
     async def _session_notices(self, session: AgentSession) -> None:
@@ -281,7 +280,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         if kinds & FOOTER_REFRESH_EVENTS:
             self.refresh_footer()
         self.queue_events(message.events)
-        self.forward_to_side_panes(message.events)
+        self.side_panel.forward_events(message.events)
 
     @property
     def context_tokens(self) -> int | None:
@@ -391,6 +390,10 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
 
     async def show_error(self, text: str) -> None:
         await self.query_one(ConversationView).mount(NoticeBlock(text, kind="error"))
+
+    @on(SidePanel.Failed)
+    async def _side_panel_failed(self, event: SidePanel.Failed) -> None:
+        await self.show_error(event.text)
 
     async def action_interrupt(self) -> None:
         """Esc: stop the run, a user command, a compaction or a retry countdown; queued messages go

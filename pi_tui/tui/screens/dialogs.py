@@ -101,7 +101,6 @@ class KeysDialog(Dialog[None]):
     """F1: keys and commands, one line each, aligned; any of Escape, Enter, q or F1 closes it."""
 
     DEFAULT_CSS = """
-    KeysDialog VerticalScroll { max-height: 100%; }
     KeysDialog #keys-table { width: 1fr; }
     """
     BINDINGS = [
