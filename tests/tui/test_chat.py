@@ -14,9 +14,10 @@ from pi_tui.tui.screens import chat as chat_screen
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.screens.start_page import StartScreen
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
+from pi_tui.tui.widgets.message_blocks import AssistantBlock, UserBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.status_footer import format_tokens
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app

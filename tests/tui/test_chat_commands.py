@@ -17,8 +17,9 @@ from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.slash_commands import completions, parse_slash_command
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
+from pi_tui.tui.widgets.message_blocks import AssistantBlock, UserBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app

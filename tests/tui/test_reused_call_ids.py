@@ -12,7 +12,7 @@ from pi_tui.session_file.entries import MessageEntry
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.tool_calls import ToolCallLog
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from pi_tui.tui.widgets.tool_list import ToolList
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 from tests.support.waiting import until

@@ -14,8 +14,8 @@ from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.widgets import conversation
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
 from pi_tui.tui.widgets.queued_messages import QueuedMessages
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.waiting import until
 
 from .chat_fixtures import fix_prompt_place_and_day, make_chat_app

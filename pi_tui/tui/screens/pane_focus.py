@@ -23,9 +23,9 @@ from textual.widget import Widget
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.side_panel import SidePanel
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 
 Part = Literal["conversation", "panel", "editor"]
