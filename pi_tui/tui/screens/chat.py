@@ -285,8 +285,9 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
 
     @work(thread=True, exclusive=True, group="footer-tokens", exit_on_error=False)
     def _count_context_tokens(self) -> None:
-        """pi §11.1 context usage of the branch. Off the UI thread: the first count loads tiktoken and
-        counts every message (seconds on a long session); later ones reuse the per-entry counts."""
+        """The branch's context usage, counted as pi's footer counts it. Off the UI thread: the first
+        count loads tiktoken and counts every message (seconds on a long session); later ones reuse the
+        per-entry counts."""
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         session = self.session
         model = session.model
