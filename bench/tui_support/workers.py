@@ -68,9 +68,10 @@ async def stream_worker(tokens: int, lines: int, tune_gc: bool = True) -> dict[s
 
     from pi_tui.session_file.store import SessionStore
     from pi_tui.tui.widgets.conversation import ConversationView
-    from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock
+    from pi_tui.tui.widgets.message_blocks import AssistantBlock
     from pi_tui.tui.widgets.parked_markdown import markdown_source
     from pi_tui.tui.widgets.prompt_area import PromptArea
+    from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 
     probe = FrameProbe()
     text = reply_text(tokens)

@@ -64,7 +64,7 @@ async def ask_about_todo(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     # The inspector refreshes in a worker after each event; end on one known refresh and row.
     screen = pilot.app.screen
-    screen.refresh_inspector()  # type: ignore[attr-defined]
+    screen.side_panel.refresh_context_pane()  # type: ignore[attr-defined]
     await settle(pilot)
     screen.query_one(ContextInspector).select_row("system:base")
     await settle(pilot)

@@ -49,8 +49,8 @@ class Scenario:
 
 def fix_world(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     """Home and pi-tui's and pi's homes in `folder` (the footer shows the project as `~/project`), the
-    conversation's and the status line's clocks stopped, the system prompt's place and day fixed. (The time zone is UTC: the
-    tests' conftest sets it, and so does `make screenshots`.)"""
+    conversation's and the status line's clocks stopped, the system prompt's place and day fixed. (The
+    time zone is UTC: the tests' conftest sets it, and so does `make screenshots`.)"""
     monkeypatch.setenv("HOME", str(folder))
     monkeypatch.setenv("PI_TUI_HOME", str(folder / PI_TUI_HOME))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder / PI_AGENT_DIR))
@@ -106,7 +106,7 @@ async def steady(pilot: Pilot[Any]) -> None:
     await quiet(pilot)
     chat = chat_screen(pilot.app)
     if chat is not None:
-        chat.refresh_inspector()
+        chat.side_panel.refresh_context_pane()
         await quiet(pilot)
         inspector = chat.query_one(ContextInspector)
         rows = list(inspector.table.rows)  # none while the pane is hidden

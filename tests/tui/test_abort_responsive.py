@@ -16,8 +16,9 @@ from textual.widgets import Static
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply, ScriptedToolCall
 from pi_tui.config.settings import RetrySettings, Settings
 from pi_tui.session.agent_session import AgentSession
-from pi_tui.tui.widgets.message_blocks import NoticeBlock, ToolCallBlock
+from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.openai_server import OpenAIServer, StreamReply, text_reply
 from tests.support.waiting import until
 

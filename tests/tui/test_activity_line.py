@@ -17,7 +17,7 @@ from pi_tui.session_file.entries import CompactionEntry, MessageEntry
 from pi_tui.tui.widgets import activity_line, conversation
 from pi_tui.tui.widgets.activity_line import ActivityLine, activity_words, status_text
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.openai_server import OpenAIServer, StreamReply
 from tests.support.waiting import until
 

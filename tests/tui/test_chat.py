@@ -6,16 +6,18 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from textual.binding import Binding
 from textual.widgets import Markdown, Static
 
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
-from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens import chat as chat_screen
 from pi_tui.tui.screens.chat import ChatScreen
+from pi_tui.tui.screens.start_page import StartScreen
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
+from pi_tui.tui.widgets.message_blocks import AssistantBlock, UserBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.status_footer import format_tokens
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
@@ -155,9 +157,13 @@ async def test_start_page_keys_do_nothing_in_a_chat(tmp_path: Path) -> None:
         await pilot.press("d", "a", "r")
         await settle(pilot)
         assert app.screen is chat
-        assert not app.show_all
+        start_page = app.screen_stack[0]
+        assert isinstance(start_page, StartScreen) and not start_page.show_all
+        start_page_actions = {
+            binding.action for binding in StartScreen.BINDINGS if isinstance(binding, Binding)
+        }
         shown = {binding.action for (_, binding, enabled, _) in chat.active_bindings.values() if enabled}
-        assert not shown & PiTuiApp.START_PAGE_ACTIONS
+        assert not shown & start_page_actions
         assert str(chat.query_one(PromptArea).text) == ""
 
 

@@ -17,8 +17,9 @@ from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.slash_commands import completions, parse_slash_command
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import AssistantBlock, ToolCallBlock, UserBlock
+from pi_tui.tui.widgets.message_blocks import AssistantBlock, UserBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
@@ -154,7 +155,7 @@ async def test_tree_filters_and_labels_like_pi(tmp_path: Path) -> None:
         await pilot.press("ctrl+o", "ctrl+o")  # default → no-tools → user-only
         assert dialog.mode == "user-only"
         assert shown() == ["• user: first question", "• user: second question"]
-        assert "filter: user-only" in str(dialog.query_one("#tree-title", Label).render())
+        assert "filter: user-only" in str(dialog.query_one("#dialog-title", Label).render())
         first = next(line.entry_id for line in dialog.lines if "first" in line.text)
         dialog.query_one(OptionList).highlighted = 0
         await pilot.press("ctrl+l")

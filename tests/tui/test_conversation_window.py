@@ -18,8 +18,9 @@ from pi_tui.ai.messages import (
 )
 from pi_tui.tui.widgets import conversation
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import AssistantBlock, EarlierMessages, ToolCallBlock, UserBlock
+from pi_tui.tui.widgets.message_blocks import AssistantBlock, EarlierMessages, UserBlock
 from pi_tui.tui.widgets.parked_markdown import markdown_source
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app

@@ -27,9 +27,9 @@ async def test_two_context_refreshes_never_build_on_one_cache_at_once(
 ) -> None:
     """A refresh superseded by a newer one still runs (a thread cannot be stopped); sharing the pane's
     cache, the two made the newer one show 'Context ? (no usage since the last compaction)'."""
-    from pi_tui.tui.screens import side_panes
+    from pi_tui.tui.widgets import side_panel
 
-    build = side_panes.build_inspector_data
+    build = side_panel.build_inspector_data
     active: list[int] = []
     overlapped = threading.Event()
     first_in = threading.Event()
@@ -49,11 +49,11 @@ async def test_two_context_refreshes_never_build_on_one_cache_at_once(
 
     async with pi_chat.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        monkeypatch.setattr(side_panes, "build_inspector_data", one_at_a_time)
+        monkeypatch.setattr(side_panel, "build_inspector_data", one_at_a_time)
         screen = pi_chat.screen
-        screen.refresh_inspector()
+        screen.side_panel.refresh_context_pane()
         await until(first_in.is_set, pilot=pilot, what="the first build")
-        screen.refresh_inspector()
+        screen.side_panel.refresh_context_pane()
         await settle(pilot)
         assert not overlapped.is_set()
         headline = str(screen.query_one("#inspector-headline").render())

@@ -57,7 +57,7 @@ def open_view(keys: tuple[str, ...]) -> Callable[[Pilot[Any]], Awaitable[None]]:
         editor.cursor_blink = False
         editor.notify_style_update()
         # The inspector refreshes in a worker after each event; end on one known refresh and row.
-        screen.refresh_inspector()
+        screen.side_panel.refresh_context_pane()
         await settle(pilot)
         inspector = screen.query_one(ContextInspector)
         rows = list(inspector.table.rows)  # none while the pane is hidden (80 columns): it fills when shown

@@ -16,8 +16,8 @@ from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from pi_tui.tui.widgets.tool_list import ToolList
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 from tests.support.waiting import until

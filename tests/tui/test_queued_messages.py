@@ -14,9 +14,9 @@ from textual.pilot import Pilot
 
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply, ScriptedToolCall
 from pi_tui.session.agent_session import AgentSession
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.queued_messages import QueuedMessages
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app

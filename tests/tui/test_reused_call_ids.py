@@ -12,7 +12,7 @@ from pi_tui.session_file.entries import MessageEntry
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.tool_calls import ToolCallLog
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from pi_tui.tui.widgets.tool_list import ToolList
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 from tests.support.waiting import until
@@ -110,6 +110,6 @@ async def test_the_conversation_and_the_tools_pane_show_each_call_its_own_output
         # A move in the tree, a resumed session: both are rebuilt from the session file.
         branch = [entry.message for entry in session.store.get_branch() if isinstance(entry, MessageEntry)]
         await conversation.show_transcript(branch)
-        screen.side_reset()
+        screen.side_panel.reset()
         await settle(pilot)
         await check("rebuilt")

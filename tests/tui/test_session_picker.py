@@ -11,9 +11,11 @@ from textual.widgets import Input
 
 from pi_tui.config.paths import cwd_folder_name
 from pi_tui.session_file.listing import list_sources
+from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.screens.dialogs import ChoiceDialog, TextDialog
 from pi_tui.tui.screens.session_picker import SessionPicker
+from pi_tui.tui.screens.start_page import StartScreen
 from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow, arrange
 from tests.support.session_files import write_session
@@ -114,7 +116,7 @@ async def test_resume_picker_searches_sorts_widens_and_opens(homes: Path) -> Non
         assert browser.sort_mode == "name" and titles(browser) == ["add caching", "parser"]
         await pilot.press("ctrl+s")
         assert browser.sort_mode == "messages" and titles(browser) == ["parser", "add caching"]
-        assert "sorted by messages" in str(picker.query_one("#picker-title").render())
+        assert "sorted by messages" in str(picker.query_one("#dialog-title").render())
 
         await pilot.press("tab")  # every directory, pi's sessions included
         await settle(pilot)
@@ -154,14 +156,20 @@ async def test_start_page_sorts_with_s_and_searches_after_a_slash(
         # Typed into the table: the start page's own letter keys (a: all directories) do not fire.
         await pilot.press("slash", *"api")
         await settle(pilot)
-        assert titles(browser) == ["API cache design"] and not app.show_all
+        assert titles(browser) == ["API cache design"] and not start_page(app).show_all
         assert browser.row_count == 1 and "search: api" in str(browser.border_subtitle)
         await pilot.press("enter", "a")  # Enter ends typing; the keys are the page's again
         await settle(pilot)
-        assert app.show_all and titles(browser) == ["API cache design"]
+        assert start_page(app).show_all and titles(browser) == ["API cache design"]
 
         await pilot.press("slash", "escape")  # Esc clears the search
         assert browser.row_count == 4 and browser.query_text == ""
+
+
+def start_page(app: PiTuiApp) -> StartScreen:
+    screen = app.screen
+    assert isinstance(screen, StartScreen)
+    return screen
 
 
 class PickerHost(ThemedApp[None]):
@@ -190,7 +198,7 @@ async def test_picker_filters_named_renames_and_deletes_like_pis(
 
         await pilot.press("ctrl+n")
         assert titles(browser) == ["parser"] and "named only" in str(browser.border_subtitle)
-        assert "named sessions, this directory (1)" in str(picker.query_one("#picker-title").render())
+        assert "named sessions, this directory (1)" in str(picker.query_one("#dialog-title").render())
         await pilot.press("ctrl+n")
         assert titles(browser) == ["parser", "add caching"]
 

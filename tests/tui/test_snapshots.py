@@ -11,8 +11,8 @@ from textual.pilot import Pilot
 
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
 from pi_tui.tui.widgets import activity_line, conversation
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
 from pi_tui.tui.widgets.queued_messages import QueuedMessages
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.waiting import until
 
 from .chat_fixtures import fix_prompt_place_and_day, make_chat_app

@@ -19,8 +19,9 @@ from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens.dialogs import ChoiceDialog
 from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import AssistantBlock, NoticeBlock, ToolCallBlock, UserBlock
+from pi_tui.tui.widgets.message_blocks import AssistantBlock, NoticeBlock, UserBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from pi_tui.tui.widgets.user_shell import NOT_SENT, USER_SHELL_CLASS
 from tests.support import faults
 from tests.support.openai_server import OpenAIServer, text_reply

@@ -17,7 +17,7 @@ from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.widgets import conversation
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.diff_view import DiffView
-from pi_tui.tui.widgets.message_blocks import DIFF_LINES, ToolCallBlock
+from pi_tui.tui.widgets.tool_call_block import DIFF_LINES, ToolCallBlock
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 
 from .chat_fixtures import make_chat_app

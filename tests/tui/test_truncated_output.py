@@ -11,8 +11,8 @@ from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.fitted_title import FittedTitle
-from pi_tui.tui.widgets.message_blocks import EXPANDED_TAIL_LINES, TAIL_LINES, ToolCallBlock
 from pi_tui.tui.widgets.path_notice import PathNotice, shorten_middle
+from pi_tui.tui.widgets.tool_call_block import EXPANDED_TAIL_LINES, TAIL_LINES, ToolCallBlock
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 
 from .chat_fixtures import make_chat_app

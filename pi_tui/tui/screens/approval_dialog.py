@@ -1,4 +1,4 @@
-"""Approval mode's question (R14.4): may this bash, write or edit call run? y / n / a (always), Esc = no."""
+"""Approval mode's question: may this bash, write or edit call run? y / n / a (always), Esc = no."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
 from pi_tui.session.approval import ApprovalAnswer
+from pi_tui.tui.screens.dialog import Dialog
 
 PREVIEW_LINES = 40
 """Lines of a command, a written file or a diff shown in the dialog; the rest is counted, not shown."""
@@ -54,20 +54,15 @@ def call_details(tool_name: str, args: dict[str, Any]) -> tuple[str, list[str]]:
     return (tool_name, [f"{key}: {value}" for key, value in args.items()])
 
 
-class ApprovalDialog(ModalScreen[ApprovalAnswer]):
+class ApprovalDialog(Dialog[ApprovalAnswer]):
     """Dismissed with "yes", "no" or "always" (this tool, for the rest of the session)."""
 
     DEFAULT_CSS = """
-    ApprovalDialog { align: center middle; }
-    ApprovalDialog > Vertical {
-        width: 90%; max-width: 110; height: auto; max-height: 85%;
-        border: round $warning; background: $surface; padding: 0 1;
-    }
-    ApprovalDialog .approval-title { text-style: bold; color: $warning; padding: 0 0 1 0; }
     ApprovalDialog .approval-subject { text-style: bold; }
-    ApprovalDialog VerticalScroll { height: auto; max-height: 30; background: $panel; }
-    ApprovalDialog .approval-hint { color: $text-muted; padding: 1 0 0 0; }
+    ApprovalDialog VerticalScroll { background: $panel; }
+    ApprovalDialog .dialog-hint { padding: 1 0 0 0; }
     """
+    DEFAULT_CLASSES = "-warning"
     BINDINGS = [
         Binding("y", "answer('yes')", "Yes"),
         Binding("n", "answer('no')", "No"),
@@ -76,21 +71,19 @@ class ApprovalDialog(ModalScreen[ApprovalAnswer]):
     ]
 
     def __init__(self, tool_name: str, args: dict[str, Any]) -> None:
-        super().__init__()
+        super().__init__(f"Allow this {tool_name} call?")
         self.tool_name = tool_name
         self.args = args
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         subject, lines = call_details(self.tool_name, self.args)
-        with Vertical():
-            yield Label(f"Allow this {self.tool_name} call?", classes="approval-title")
-            yield Static(subject, classes="approval-subject", markup=False)
-            with VerticalScroll():
-                yield Static("\n".join(_clip(lines)) or "(empty)", id="approval-body", markup=False)
-            yield Label(
-                f"y: yes · n / Esc: no (the model is told) · a: always allow {self.tool_name} this session",
-                classes="approval-hint",
-            )
+        yield Static(subject, classes="approval-subject", markup=False)
+        with VerticalScroll():
+            yield Static("\n".join(_clip(lines)) or "(empty)", id="approval-body", markup=False)
+        yield Label(
+            f"y: yes · n / Esc: no (the model is told) · a: always allow {self.tool_name} this session",
+            classes="dialog-hint",
+        )
 
     def action_answer(self, answer: ApprovalAnswer) -> None:
         self.dismiss(answer)

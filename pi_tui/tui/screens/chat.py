@@ -6,7 +6,6 @@ and post what the user asked for. Slash commands, dialogs and the palette live i
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -25,20 +25,18 @@ from pi_tui.config.project_files.git_branch import git_branch
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.approval import ApprovalAnswer
-from pi_tui.session.open_checks import continue_refusal, folder_warnings
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
-from pi_tui.session_file.diagnostics import diagnostic_lines
 from pi_tui.session_file.store import SessionReadOnlyError
 from pi_tui.session_file.usage_totals import usage_totals
 from pi_tui.tui.bridge import FRAME_SECONDS, EventBridge, SessionEvents
 from pi_tui.tui.command_provider import SlashCommandProvider
 from pi_tui.tui.completion_tokens import ResourceCompleter
-from pi_tui.tui.screens.approval_dialog import ApprovalDialog
 from pi_tui.tui.screens.chat_commands import ChatCommands
 from pi_tui.tui.screens.chat_queue import ChatQueue
-from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS, ConfirmCompactionDialog
-from pi_tui.tui.screens.pane_focus import PANE_KEYS
-from pi_tui.tui.screens.side_panes import FIRST_PAINT_WAIT_SECONDS, SidePanes
+from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS
+from pi_tui.tui.screens.opening_notices import show_opening_notices
+from pi_tui.tui.screens.pane_focus import PANE_KEYS, PaneFocus
+from pi_tui.tui.screens.session_questions import approve_tool_call, confirm_compaction
 from pi_tui.tui.slash_commands import parse_slash_command
 from pi_tui.tui.widgets.completion_popup import CompletionPopup
 from pi_tui.tui.widgets.conversation import ConversationView
@@ -46,6 +44,7 @@ from pi_tui.tui.widgets.live_status import LiveStatus
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.queued_messages import QueuedMessages
+from pi_tui.tui.widgets.side_panel import FIRST_PAINT_WAIT_SECONDS, SidePanel
 from pi_tui.tui.widgets.status_footer import FooterData, StatusFooter
 from pi_tui.tui.worker_results import deliver
 
@@ -73,7 +72,7 @@ WIDE_COLUMNS = 120
 below it a pane takes the conversation's place while open."""
 
 
-class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
+class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
     """One session at a time (the runtime swaps it): talk to the model, watch its tools, interrupt it."""
 
     CSS_PATH = "chat.tcss"
@@ -103,6 +102,8 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         Binding("shift+f6", "cycle_focus(-1)", "Previous pane", show=False, priority=True),
         Binding("f1", "hotkeys", "Keys", tooltip="Keys and commands"),
     ]
+    hide_thinking: var[bool] = var(False, toggle_class="-hide-thinking")
+    """Ctrl+T folded every reply's thinking away."""
 
     def __init__(
         self,
@@ -119,7 +120,6 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         self.initial_messages = list(initial_messages)
         self._bridge = EventBridge(self)
         self._git_branch: str | None = None
-        self._show_thinking = True
         self._ledger = BranchLedger()
         self._ledger_lock = threading.Lock()
         """The ledger is fed in a worker thread; a worker cancelled by a newer one may still be running."""
@@ -131,7 +131,6 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         self._last_escape: float | None = None
         """When Esc was last pressed; None when the next press starts afresh."""
         self.confirm_seconds: float = COUNTDOWN_SECONDS
-        self._pane_focus = {}
 
     def compose(self) -> ComposeResult:
         # The breakpoint class the first resize would set, set now: added after the transcript is
@@ -141,7 +140,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         self.set_class(not wide, "-narrow", update=False)
         with Horizontal(id="chat-main"):
             yield ConversationView(id="conversation")
-            yield from self.compose_side()
+            yield SidePanel(self.runtime, self.first_paint, id="side")
         yield LiveStatus(id="live-status")
         yield CompletionPopup(id="completion-popup")
         yield QueuedMessages(id="queued")
@@ -167,10 +166,10 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
 
     async def _open_session(self) -> None:
         await self.query_one(ConversationView).show_transcript(self.session.agent.state.messages)
-        await self._session_notices(self.session)
+        await show_opening_notices(self, self.session)
         self.call_after_refresh(self._first_frame_shown)
         self.refresh_footer()
-        self.side_reset()
+        self.side_panel.reset()
         self._load_git_branch()
         if self.initial_messages:
             self._run_prompts(self.initial_messages)
@@ -201,55 +200,17 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         self._context_tokens = None
         self.query_one(LiveStatus).reset()
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
-        await self._session_notices(session)
+        await show_opening_notices(self, session)
         self.show_queue(*session.queued_texts)
         self.refresh_footer()
-        self.side_reset()
+        self.side_panel.reset()
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
 
-    async def _session_notices(self, session: AgentSession) -> None:
-        """Said as a session opens: that it cannot be continued (before a prompt is lost to it), else
-        what the loader skipped or doubted in its file (the start page lists it too, but a chat may open
-        straight from the command line); and which of its folders others may write in."""
-        refusal = continue_refusal(session.store)
-        lines = diagnostic_lines(session.store.diagnostics)
-        if refusal is not None:
-            await self.query_one(ConversationView).mount(NoticeBlock(refusal, kind="warning"))
-        elif lines:
-            text = "\n".join(["This session file has problems:", *lines])
-            await self.query_one(ConversationView).mount(NoticeBlock(text, kind="warning"))
-        for warning in folder_warnings(session.store):
-            self.notify(warning, severity="warning", timeout=10, markup=False)
-
     async def _confirm_compaction(self, reason: str, tokens: int | None) -> bool:
-        """Asked by the session before an automatic compaction when `compaction.confirm` is set."""
-        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-
-        def answered(compact: bool | None) -> None:
-            if not answer.done():
-                answer.set_result(compact is not False)
-
-        self.app.push_screen(
-            ConfirmCompactionDialog(reason, tokens, seconds=self.confirm_seconds), callback=answered
-        )
-        return await answer
+        return await confirm_compaction(self.app, reason, tokens, seconds=self.confirm_seconds)
 
     async def _approve_tool_call(self, tool_name: str, args: dict[str, Any]) -> ApprovalAnswer:
-        """Approval mode asks before bash, write and edit run; an aborted run closes the question."""
-        answer: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-
-        def answered(choice: ApprovalAnswer | None) -> None:
-            if not answer.done():
-                answer.set_result(choice or "no")
-
-        dialog = ApprovalDialog(tool_name, args)
-        self.app.push_screen(dialog, callback=answered)
-        try:
-            return await answer
-        except asyncio.CancelledError:
-            if self.app.screen is dialog:
-                dialog.dismiss("no")
-            raise
+        return await approve_tool_call(self.app, tool_name, args)
 
     @work(thread=True, exit_on_error=False, group="git")
     def _load_git_branch(self) -> None:
@@ -285,7 +246,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         if kinds & FOOTER_REFRESH_EVENTS:
             self.refresh_footer()
         self.queue_events(message.events)
-        self.forward_to_side_panes(message.events)
+        self.side_panel.forward_events(message.events)
 
     @property
     def context_tokens(self) -> int | None:
@@ -393,6 +354,10 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
     async def show_error(self, text: str) -> None:
         await self.query_one(ConversationView).mount(NoticeBlock(text, kind="error"))
 
+    @on(SidePanel.Failed)
+    async def _side_panel_failed(self, event: SidePanel.Failed) -> None:
+        await self.show_error(event.text)
+
     async def action_interrupt(self) -> None:
         """Esc: stop the run, a user command, a compaction or a retry countdown; queued messages go
         back into the editor. Twice within half a second on an idle, empty editor: the tree."""
@@ -415,8 +380,7 @@ class ChatScreen(ChatCommands, SidePanes, ChatQueue, Screen[None]):
         self.query_one(ConversationView).toggle_tool_output()
 
     def action_toggle_thinking(self) -> None:
-        self._show_thinking = not self._show_thinking
-        self.set_class(not self._show_thinking, "-hide-thinking")
+        self.hide_thinking = not self.hide_thinking
 
     def action_clear_editor(self) -> None:
         self.query_one(PromptArea).clear()

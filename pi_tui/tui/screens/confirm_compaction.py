@@ -4,24 +4,21 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label
+
+from pi_tui.tui.screens.dialog import Dialog
 
 COUNTDOWN_SECONDS = 10
 
 
-class ConfirmCompactionDialog(ModalScreen[bool]):
+class ConfirmCompactionDialog(Dialog[bool]):
     """True: compact (Enter, or nobody answered in time); False: not now (Escape or n)."""
 
     DEFAULT_CSS = """
-    ConfirmCompactionDialog { align: center middle; }
-    ConfirmCompactionDialog > Vertical {
-        width: 70; height: auto; border: round $warning; background: $surface; padding: 1 2;
-    }
-    ConfirmCompactionDialog .confirm-title { text-style: bold; color: $warning; }
-    ConfirmCompactionDialog .confirm-hint { color: $text-muted; }
+    ConfirmCompactionDialog > Vertical { width: 70; padding: 1 2; }
+    ConfirmCompactionDialog .dialog-title { padding: 0; }
     """
+    DEFAULT_CLASSES = "-warning"
     BINDINGS = [
         Binding("enter", "answer(True)", "Compact now"),
         Binding("y", "answer(True)", show=False),
@@ -30,20 +27,16 @@ class ConfirmCompactionDialog(ModalScreen[bool]):
     ]
 
     def __init__(self, reason: str, tokens: int | None, *, seconds: float = COUNTDOWN_SECONDS) -> None:
-        super().__init__()
+        why = "The context overflowed" if reason == "overflow" else "The context passed the threshold"
+        size = f" ({tokens:,} tokens)" if tokens is not None else ""
+        super().__init__(f"{why}{size}: compact now?")
         self.reason = reason
         self.tokens = tokens
         self.remaining = seconds
 
-    def compose(self) -> ComposeResult:
-        why = "The context overflowed" if self.reason == "overflow" else "The context passed the threshold"
-        size = f" ({self.tokens:,} tokens)" if self.tokens is not None else ""
-        with Vertical():
-            yield Label(f"{why}{size}: compact now?", classes="confirm-title")
-            yield Label("", id="confirm-countdown")
-            yield Label(
-                "Enter: compact now · Esc: not now (the context keeps growing)", classes="confirm-hint"
-            )
+    def compose_body(self) -> ComposeResult:
+        yield Label("", id="confirm-countdown")
+        yield Label("Enter: compact now · Esc: not now (the context keeps growing)", classes="dialog-hint")
 
     def on_mount(self) -> None:
         self._show()

@@ -9,55 +9,33 @@ from rich.text import Text as RichText
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from pi_tui.tui.key_help import HelpSection, plain_text
+from pi_tui.tui.screens.dialog import Dialog
 from pi_tui.tui.widgets.markdown_view import MarkdownView
 
-DIALOG_CSS = """
-.dialog { align: center middle; }
-.dialog > Vertical {
-    width: 90%; max-width: 110; height: auto; max-height: 85%;
-    border: round $accent; background: $surface; padding: 0 1;
-}
-.dialog .dialog-title { text-style: bold; padding: 0 0 1 0; }
-.dialog OptionList { height: auto; max-height: 30; }
-.dialog Input { margin: 0 0 1 0; }
-.dialog VerticalScroll { height: auto; max-height: 30; }
-.dialog-hint { color: $text-muted; }
-"""
-"""Shared by every dialog screen that sets `DEFAULT_CLASSES = "dialog"` (and `SCOPED_CSS = False`)."""
 
-
-class ChoiceDialog(ModalScreen[str | None]):
+class ChoiceDialog(Dialog[str | None]):
     """Pick one option by id; typing filters the list. Escape cancels (None)."""
-
-    DEFAULT_CSS = DIALOG_CSS
-    DEFAULT_CLASSES = "dialog"
-    SCOPED_CSS = False  # DIALOG_CSS selects by the class, for every dialog alike
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(
         self, title: str, options: Sequence[tuple[str, str]], *, hint: str = "", filterable: bool = True
     ) -> None:
-        super().__init__()
-        self.title_text = title
+        super().__init__(title)
         self.choices = list(options)
         self.hint = hint
         self.filterable = filterable
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(self.title_text, classes="dialog-title")
-            if self.filterable:
-                yield Input(placeholder="type to filter", id="dialog-filter")
-            yield OptionList(*self._options(""), id="dialog-options")
-            if self.hint:
-                yield Label(self.hint, classes="dialog-hint")
+    def compose_body(self) -> ComposeResult:
+        if self.filterable:
+            yield Input(placeholder="type to filter", id="dialog-filter")
+        yield OptionList(*self._options(""), id="dialog-options")
+        if self.hint:
+            yield Label(self.hint, classes="dialog-hint")
 
     def on_mount(self) -> None:
         if self.filterable:
@@ -100,65 +78,47 @@ class ChoiceDialog(ModalScreen[str | None]):
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
-
-class InfoDialog(ModalScreen[None]):
+class InfoDialog(Dialog[None]):
     """Markdown to read (session facts, keys); any of Escape, Enter or q closes it."""
 
-    DEFAULT_CSS = DIALOG_CSS
-    DEFAULT_CLASSES = "dialog"
-    SCOPED_CSS = False  # DIALOG_CSS selects by the class, for every dialog alike
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("enter", "close", show=False),
-        Binding("q", "close", show=False),
+        Binding("escape", "cancel", "Close"),
+        Binding("enter", "cancel", show=False),
+        Binding("q", "cancel", show=False),
     ]
 
     def __init__(self, title: str, markdown: str) -> None:
-        super().__init__()
-        self.title_text = title
+        super().__init__(title)
         self.markdown = markdown
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(self.title_text, classes="dialog-title")
-            with VerticalScroll():
-                yield MarkdownView(self.markdown)
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll():
+            yield MarkdownView(self.markdown)
 
 
-class KeysDialog(ModalScreen[None]):
+class KeysDialog(Dialog[None]):
     """F1: keys and commands, one line each, aligned; any of Escape, Enter, q or F1 closes it."""
 
-    DEFAULT_CSS = (
-        DIALOG_CSS
-        + """
-    KeysDialog VerticalScroll { max-height: 100%; }
+    DEFAULT_CSS = """
     KeysDialog #keys-table { width: 1fr; }
     """
-    )
-    DEFAULT_CLASSES = "dialog"
-    SCOPED_CSS = False  # DIALOG_CSS selects by the class, for every dialog alike
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("enter", "close", show=False),
-        Binding("q", "close", show=False),
-        Binding("f1", "close", show=False),
+        Binding("escape", "cancel", "Close"),
+        Binding("enter", "cancel", show=False),
+        Binding("q", "cancel", show=False),
+        Binding("f1", "cancel", show=False),
     ]
     KEY_COLUMN_WIDTH = 22
     """Wider keys (a command's usage) wrap inside their column."""
 
     def __init__(self, sections: Sequence[HelpSection]) -> None:
-        super().__init__()
+        super().__init__("Keys and commands")
         self.sections = list(sections)
         self.text = plain_text(self.sections)
         """What the dialog shows, as plain text."""
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2), expand=True)
         table.add_column(max_width=self.KEY_COLUMN_WIDTH, overflow="fold", style="bold")
         table.add_column(ratio=1)
@@ -168,37 +128,21 @@ class KeysDialog(ModalScreen[None]):
             table.add_row(RichText(section.title, style="bold underline"), "")
             for key, text in section.rows:
                 table.add_row(RichText(key), RichText(text))
-        with Vertical():
-            yield Label("Keys and commands", classes="dialog-title")
-            with VerticalScroll():
-                yield Static(table, id="keys-table")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+        with VerticalScroll():
+            yield Static(table, id="keys-table")
 
 
-class TextDialog(ModalScreen[str | None]):
+class TextDialog(Dialog[str | None]):
     """One line of text (instructions, a name). Enter accepts, Escape cancels (None)."""
 
-    DEFAULT_CSS = DIALOG_CSS
-    DEFAULT_CLASSES = "dialog"
-    SCOPED_CSS = False  # DIALOG_CSS selects by the class, for every dialog alike
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
     def __init__(self, title: str, *, placeholder: str = "", value: str = "") -> None:
-        super().__init__()
-        self.title_text = title
+        super().__init__(title)
         self.placeholder = placeholder
         self.value = value
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(self.title_text, classes="dialog-title")
-            yield Input(value=self.value, placeholder=self.placeholder)
+    def compose_body(self) -> ComposeResult:
+        yield Input(value=self.value, placeholder=self.placeholder)
 
     @on(Input.Submitted)
     def _accept(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

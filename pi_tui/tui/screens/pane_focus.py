@@ -1,10 +1,12 @@
-"""Where the keyboard is on the chat screen: the conversation, the side panel or the editor.
+"""Where the keyboard is on the chat screen, and where the side panel is: the conversation, the side
+panel or the editor.
 
 F6 / shift+F6 move between the three (only those on screen) without tabbing through every tool block;
-F2-F4 put it in their pane. The focus moves at once, not after the keys already queued, so text typed
-right after the key lands where the key went. F11 gives the focused pane the whole screen. The footer
-lists only the keys that act where the focus is: a key that works everywhere but belongs to another
-part (the model picker while reading a pane) is left out of it, still working.
+F2-F4 open their pane and put the keyboard in it; ctrl+b hides or shows the panel. The focus moves at
+once, not after the keys already queued, so text typed right after the key lands where the key went. F11
+gives the focused pane the whole screen. The footer lists only the keys that act where the focus is: a
+key that works everywhere but belongs to another part (the model picker while reading a pane) is left
+out of it, still working.
 """
 
 from __future__ import annotations
@@ -12,15 +14,18 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from textual import on
 from textual.binding import ActiveBinding, Binding
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import TabbedContent
 
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.prompt_area import PromptArea
+from pi_tui.tui.widgets.side_panel import SidePanel
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 
 Part = Literal["conversation", "panel", "editor"]
@@ -28,17 +33,6 @@ PARTS: tuple[Part, ...] = ("conversation", "panel", "editor")
 """The order F6 visits them in."""
 PANES = (ConversationView, ContextInspector, ToolOutputViewer, CompactionTimeline)
 """What F11 can give the whole screen."""
-PANE_FOCUS = {
-    "pane-context": "#inspector-table",
-    "pane-tools": "#tool-list",
-    "pane-compactions": "#timeline-table",
-}
-"""What a pane's key focuses the first time (afterwards: where the focus last was in that pane)."""
-PANE_WIDGETS: dict[str, type[Widget]] = {
-    "pane-context": ContextInspector,
-    "pane-tools": ToolOutputViewer,
-    "pane-compactions": CompactionTimeline,
-}
 FOOTER_PARTS: dict[str, frozenset[Part]] = {
     "interrupt": frozenset({"editor", "conversation"}),
     "toggle_tool_output": frozenset({"editor", "conversation"}),
@@ -55,10 +49,17 @@ PANE_KEYS = Binding.Group("Panes")
 
 
 class PaneFocus(Screen[None]):
-    """Mixed into `ChatScreen`."""
+    """The chat screen's parts and the keys that move between them; `ChatScreen` builds on it."""
 
-    _pane_focus: dict[str, Widget]
-    """The widget last focused in each pane (by pane id), focused again when the pane is chosen."""
+    side_hidden: var[bool] = var(False, toggle_class="-side-hidden")
+    """Ctrl+B hid the side panel (wide screens show it unless asked not to)."""
+    side_shown: var[bool] = var(False, toggle_class="-side-shown")
+    """The side panel was asked for (narrow screens hide it unless asked for, and show it in the
+    conversation's place)."""
+
+    @property
+    def side_panel(self) -> SidePanel:
+        return self.query_one(SidePanel)
 
     # --- parts ----------------------------------------------------------------------------------------
 
@@ -71,7 +72,7 @@ class PaneFocus(Screen[None]):
         chain = (focused, *focused.ancestors)
         if any(isinstance(node, ConversationView) for node in chain):
             return "conversation"
-        if any(isinstance(node, TabbedContent) and node.id == "side" for node in chain):
+        if any(isinstance(node, SidePanel) for node in chain):
             return "panel"
         return None
 
@@ -84,7 +85,7 @@ class PaneFocus(Screen[None]):
             return self.query_one(ConversationView)
         if part == "editor":
             return self.query_one(PromptArea)
-        return self.query_one("#side", TabbedContent)
+        return self.side_panel
 
     def action_cycle_focus(self, step: int = 1) -> None:
         """F6 (shift+F6 back): conversation → panel → editor, skipping what is not on screen."""
@@ -95,7 +96,7 @@ class PaneFocus(Screen[None]):
         index = shown.index(current) if current in shown else -step if step > 0 else 0
         target = shown[(index + step) % len(shown)]
         if target == "panel":
-            self.focus_pane(self.query_one("#side", TabbedContent).active)
+            self.side_panel.focus_pane(self.side_panel.active_pane)
         else:
             self.set_focus(self._part_widget(target))
 
@@ -105,19 +106,6 @@ class PaneFocus(Screen[None]):
         part = self.focused_part()
         if part is None or not self._part_shown(part):
             self.set_focus(self.query_one(PromptArea))
-
-    def focus_pane(self, pane_id: str) -> None:
-        """Focus where the focus last was in the pane, or its main table."""
-        remembered = self._pane_focus.get(pane_id)
-        if remembered is not None and remembered.is_attached:
-            self.set_focus(remembered)
-        elif pane_id in PANE_FOCUS:
-            self.set_focus(self.query_one(PANE_FOCUS[pane_id]))
-
-    def remember_pane_focus(self, widget: Widget) -> None:
-        pane = next((node for node in widget.ancestors if getattr(node, "id", None) in PANE_FOCUS), None)
-        if pane is not None and pane.id is not None:
-            self._pane_focus[pane.id] = widget
 
     # --- F11 ------------------------------------------------------------------------------------------
 
@@ -131,9 +119,57 @@ class PaneFocus(Screen[None]):
         target: Widget | None = next((widget for widget in chain if isinstance(widget, PANES)), None)
         if target is None and not self._part_shown("conversation"):
             # From the editor while a pane has taken the conversation's place: that pane.
-            active = self.query_one("#side", TabbedContent).active
-            target = self.query_one(PANE_WIDGETS[active]) if active in PANE_WIDGETS else None
+            target = self.side_panel.active_pane_widget()
         self.maximize(target or self.query_one(ConversationView), container=False)
+
+    # --- the side panel --------------------------------------------------------------------------------
+
+    def show_pane(self, pane_id: str) -> None:
+        """Open the side panel on `pane_id` and put the keyboard in it (from anywhere, a pane included)."""
+        was_maximized = self.maximized
+        if was_maximized is not None:
+            self.minimize()
+        self.side_hidden = False
+        self.side_shown = True
+        self.side_panel.open_pane(pane_id)
+        if was_maximized is not None and not isinstance(was_maximized, ConversationView):
+            # A maximised pane stays maximised: the chosen one takes its place.
+            self.call_after_refresh(self.action_maximize_pane)
+        self.call_after_refresh(self.side_panel.catch_up)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.side_panel.catch_up)  # a wider screen shows the side panel
+        self.call_after_refresh(self.keep_focus_on_screen)  # a narrower one may hide where it was
+
+    def action_toggle_side(self, args: str = "") -> None:
+        """Ctrl+B: hide or show the side panel (on narrow screens it is hidden until asked for, and
+        shown it takes the conversation's place)."""
+        if self.has_class("-narrow"):
+            self.side_shown = not self.side_shown
+        else:
+            self.side_hidden = not self.side_hidden
+        if self.focused_part() == "panel":
+            self.set_focus(self.query_one(PromptArea))
+        self.call_after_refresh(self.side_panel.catch_up)
+
+    def action_pane_context(self, args: str = "") -> None:
+        self.show_pane("pane-context")
+
+    def action_pane_tools(self, args: str = "") -> None:
+        """F3: the Tools pane, on the call ctrl+o acts on (its block says "F3 for all"); from inside the
+        pane, the call shown stays."""
+        target = None if self.side_panel.tools_focused() else self.query_one(ConversationView).current_tool()
+        self.show_pane("pane-tools")
+        if target is not None:
+            self.side_panel.select_tool_call(target.call_key)
+
+    def action_pane_compactions(self, args: str = "") -> None:
+        self.show_pane("pane-compactions")
+
+    @on(ToolCallBlock.Selected)
+    def _open_tool_call(self, event: ToolCallBlock.Selected) -> None:
+        self.show_pane("pane-tools")
+        self.side_panel.select_tool_call(event.call_key)
 
     # --- footer ---------------------------------------------------------------------------------------
 

@@ -14,13 +14,12 @@ from pathlib import Path
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label
 
 from pi_tui.session.session_files import delete_session_file, rename_session_file
 from pi_tui.session_file.listing import SessionSummary
 from pi_tui.session_file.store import SessionError
+from pi_tui.tui.screens.dialog import Dialog
 from pi_tui.tui.screens.dialogs import ChoiceDialog, TextDialog
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
 from pi_tui.tui.worker_results import deliver
@@ -34,23 +33,18 @@ HINT = (
 )
 
 
-class SessionPicker(ModalScreen[str | None]):
+class SessionPicker(Dialog[str | None]):
     """Answers the chosen session file's path, or None on Escape."""
 
     DEFAULT_CSS = """
-    SessionPicker { align: center middle; }
-    SessionPicker > Vertical {
-        width: 90%; max-width: 120; height: 80%;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
-    SessionPicker #picker-title { text-style: bold; }
+    SessionPicker > Vertical { max-width: 120; height: 80%; }
+    SessionPicker .dialog-title { padding: 0; }
     SessionPicker Input { margin: 1 0; }
     SessionPicker SessionBrowser { height: 1fr; }
-    SessionPicker #picker-hint { color: $text-muted; width: 1fr; height: auto; }
+    SessionPicker #picker-hint { width: 1fr; height: auto; }
     """
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "cycle_sort", "Sort"),
         Binding("tab", "toggle_scope", "This directory / all"),
         Binding("ctrl+n", "toggle_named", "Named only"),
@@ -74,12 +68,10 @@ class SessionPicker(ModalScreen[str | None]):
         """The open session's file: it may be renamed here, not deleted."""
         self.loaded = False
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(id="picker-title")
-            yield Input(placeholder="search name, first message, id, directory", id="picker-search")
-            yield SessionBrowser(id="picker-sessions", search_keys=False)
-            yield Label(HINT, id="picker-hint")
+    def compose_body(self) -> ComposeResult:
+        yield Input(placeholder="search name, first message, id, directory", id="picker-search")
+        yield SessionBrowser(id="picker-sessions", search_keys=False)
+        yield Label(HINT, id="picker-hint", classes="dialog-hint")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -105,9 +97,7 @@ class SessionPicker(ModalScreen[str | None]):
         )
         count = len(self.browser.shown)
         empty = "" if count or self.browser.query_text else " — none here yet: tab lists every directory"
-        self.query_one("#picker-title", Label).update(
-            f"Resume a session — {scope} ({count}) · sorted by {self.browser.sort_mode}{empty}"
-        )
+        self.show_title(f"Resume a session — {scope} ({count}) · sorted by {self.browser.sort_mode}{empty}")
 
     @on(Input.Changed, "#picker-search")
     def _search(self, event: Input.Changed) -> None:
@@ -186,6 +176,3 @@ class SessionPicker(ModalScreen[str | None]):
             return
         self.notify(deletion.describe(), markup=False)
         self._list()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -12,14 +12,13 @@ from collections.abc import Callable
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from pi_tui.session_file.tree_listing import TreeFilter, TreeLine, next_filter, tree_line_text
-from pi_tui.tui.screens.dialogs import DIALOG_CSS, TextDialog
+from pi_tui.tui.screens.dialog import Dialog
+from pi_tui.tui.screens.dialogs import TextDialog
 
 TITLE = "Session tree (● you are here)"
 HINT = "enter go there · ctrl+o / ctrl+shift+o filter · ctrl+l label · type to search · esc cancel"
@@ -30,30 +29,24 @@ SaveLabel = Callable[[str, str], str | None]
 """Label an entry (blank removes); returns why it could not."""
 
 
-class TreeDialog(ModalScreen[str | None]):
-    DEFAULT_CSS = DIALOG_CSS
-    DEFAULT_CLASSES = "dialog"
-    SCOPED_CSS = False  # DIALOG_CSS selects by the class, for every dialog alike
+class TreeDialog(Dialog[str | None]):
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+o", "cycle_filter(1)", "Filter", priority=True),
         Binding("ctrl+shift+o", "cycle_filter(-1)", "Filter back", priority=True),
         Binding("ctrl+l", "label", "Label", priority=True),
     ]
 
     def __init__(self, load_lines: LoadLines, save_label: SaveLabel, mode: TreeFilter = "default") -> None:
-        super().__init__()
+        super().__init__(TITLE)
         self.load_lines = load_lines
         self.save_label = save_label
         self.mode: TreeFilter = mode
         self.lines: list[TreeLine] = []
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(TITLE, classes="dialog-title", id="tree-title")
-            yield Input(placeholder="type to search", id="tree-search")
-            yield OptionList(id="tree-options")
-            yield Label(HINT, classes="dialog-hint")
+    def compose_body(self) -> ComposeResult:
+        yield Input(placeholder="type to search", id="tree-search")
+        yield OptionList(id="tree-options")
+        yield Label(HINT, classes="dialog-hint")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -75,7 +68,7 @@ class TreeDialog(ModalScreen[str | None]):
         goes to the current position (or the last line)."""
         self.lines = self.load_lines(self.mode)
         title = TITLE if self.mode == "default" else f"{TITLE} · filter: {self.mode}"
-        self.query_one("#tree-title", Label).update(title)
+        self.show_title(title)
         self._show(keep)
 
     def _show(self, keep: str | None) -> None:
@@ -133,9 +126,6 @@ class TreeDialog(ModalScreen[str | None]):
             TextDialog("Label (empty removes it)", placeholder="a label for this entry", value=current),
             callback=labelled,
         )
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 def _searchable(line: TreeLine) -> str:

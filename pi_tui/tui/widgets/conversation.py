@@ -48,12 +48,12 @@ from pi_tui.tui.widgets.message_blocks import (
     AssistantBlock,
     EarlierMessages,
     NoticeBlock,
-    ToolCallBlock,
     UserBlock,
     tool_result_text,
 )
 from pi_tui.tui.widgets.parked_markdown import MarkdownParking
 from pi_tui.tui.widgets.retry_line import RetryLine
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from pi_tui.tui.widgets.transcript_rows import newest_filling
 from pi_tui.tui.widgets.user_shell import (
     show_user_shell_result,

@@ -1,20 +1,14 @@
-"""A fast, read-only view of many lines: the tool-output viewer's text area (textual-notes §C.1).
+"""A fast, read-only view of many lines: the tool-output viewer's text area.
 
-Built on the line API (`render_line` returning a `Strip`), so only the visible rows are ever styled,
-whatever the number of lines. Lines come either from memory (`show_lines`) or, for huge files, from a
-line source (`show_paged`): the view asks the source for the pages it needs to paint (`source(start,
-count)`) and the owner answers later with `provide`. Only a bounded number of paged lines is kept.
-Displayed lines are capped in length with a `… N more chars` marker, and made safe to paint.
-
-In-memory lines may be numbered from any number (a truncated output's tail is numbered as its notice
-counts the full output), only the first of them numbered (a notice below is not a line of the output),
-and some painted as diff lines (an edit's diff below what the model got).
+Built on Textual's line API (`render_line` returning a `Strip`), so only the visible rows are ever
+styled, whatever the number of lines. Lines come either from memory (`show_lines`) or, for huge files,
+from a line source (`show_paged`) that is asked for the pages being painted (`line_store`). Displayed
+lines are capped in length with a `… N more chars` marker, and made safe to paint.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -29,25 +23,9 @@ from textual.strip import Strip
 from pi_tui.tools.diff_lines import DiffLine
 from pi_tui.tui.spill_reader import next_match, safe_text
 from pi_tui.tui.widgets.diff_view import DIFF_COMPONENT_CLASSES, DIFF_CSS, diff_spans, kind_class
+from pi_tui.tui.widgets.line_store import LineSource, LineStore, clip_display
 
-MAX_LINE_CHARS = 2000
-"""Displayed lines are cut after this many characters (one huge line would stall every repaint)."""
-MARKER_ROOM = 32
-"""A line up to this much longer than the cap is shown whole, so a marker added upstream survives."""
-PAGE_LINES = 256
-"""Paged lines are requested in aligned pages of this many."""
-MAX_CACHED_LINES = 4096
-"""Paged lines kept in memory (least recently painted are dropped first)."""
 PENDING_TEXT = "…"
-
-LineSource = Callable[[int, int], None]
-"""Called with (start, count) to ask for lines; the owner answers with `LineView.provide`."""
-
-
-def clip_display(text: str, limit: int = MAX_LINE_CHARS) -> str:
-    if len(text) <= limit + MARKER_ROOM:
-        return text
-    return f"{text[:limit]}… {len(text) - limit:,} more chars"
 
 
 class LineView(ScrollView, can_focus=True):
@@ -110,17 +88,7 @@ class LineView(ScrollView, can_focus=True):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._memory: list[str] = []
-        self._first_number = 1
-        self._numbered: int | None = None
-        """How many in-memory lines are numbered (None: all of them)."""
-        self._diff_rows: dict[int, DiffLine] = {}
-        self._paged = False
-        self._total = 0
-        self._cache: OrderedDict[int, str] = OrderedDict()
-        self._requested: set[int] = set()
-        self._source: LineSource | None = None
-        self._widest = 0
+        self._lines = LineStore()
         self._highlights: list[tuple[int, int]] = []
         self._query = ""
         self._matches: list[int] = []
@@ -133,15 +101,15 @@ class LineView(ScrollView, can_focus=True):
 
     @property
     def line_count(self) -> int:
-        return self._total
+        return self._lines.total
 
     @property
     def is_paged(self) -> bool:
-        return self._paged
+        return self._lines.paged
 
     @property
     def cached_line_count(self) -> int:
-        return len(self._cache)
+        return self._lines.cached_count
 
     def show_lines(
         self,
@@ -155,70 +123,38 @@ class LineView(ScrollView, can_focus=True):
         """Show in-memory lines, numbered from `first_number` (only the first `numbered` of them, when
         given), then the lines of `diff`, coloured and unnumbered; the scroll position is kept (or the
         end, when following)."""
-        self._paged = False
-        self._source = None
-        self._cache.clear()
-        self._requested.clear()
-        self._first_number = max(first_number, 1)
-        self._numbered = numbered if numbered is not None or not diff else len(lines)
-        self._diff_rows = {len(lines) + offset: line for offset, line in enumerate(diff)}
-        self._memory = [*lines, *(line.display for line in diff)]
-        self._widest = max((len(clip_display(line)) for line in self._memory), default=0)
-        self._set_total(len(self._memory), reset=not keep_position)
+        self._lines.set_lines(lines, first_number=first_number, numbered=numbered, diff=diff)
+        self._show_total(reset=not keep_position)
 
     def append_lines(self, lines: Sequence[str]) -> None:
         """Add in-memory lines at the end (a running command's new output)."""
-        if self._paged or not lines:
-            return
-        self._memory.extend(lines)
-        self._widest = max(self._widest, *(len(clip_display(line)) for line in lines))
-        self._set_total(len(self._memory), reset=False)
+        if self._lines.append(lines):
+            self._show_total(reset=False)
 
     def show_paged(self, total: int, source: LineSource) -> None:
         """Show `total` lines fetched on demand from `source`; nothing is read until it is painted."""
-        self._memory = []
-        self._first_number = 1
-        self._numbered = None
-        self._diff_rows = {}
-        self._paged = True
-        self._source = source
-        self._cache.clear()
-        self._requested.clear()
-        self._widest = 0
-        self._set_total(total, reset=True)
+        self._lines.set_paged(total, source)
+        self._show_total(reset=True)
 
     def set_total(self, total: int) -> None:
-        """A paged source grew (indexing progressed or the file grew); its old last line may have grown,
-        so it is fetched again."""
-        if not self._paged:
+        """A paged source grew (indexing progressed or the file grew)."""
+        if not self._lines.paged:
             return
-        stale = self._total - 1
-        if self._cache.pop(stale, None) is not None:
-            self._requested.discard(stale // PAGE_LINES)
+        if self._lines.drop_last_line():
             self.refresh()
-        if total != self._total:
-            self._set_total(total, reset=False)
+        if total != self._lines.total:
+            self._lines.total = total
+            self._show_total(reset=False)
 
     def provide(self, start: int, lines: Sequence[str]) -> None:
         """Lines a source was asked for, starting at line `start` (0-based)."""
-        self._requested.discard(start // PAGE_LINES)
-        for offset, line in enumerate(lines):
-            self._cache[start + offset] = line
-            self._cache.move_to_end(start + offset)
-            self._widest = max(self._widest, len(clip_display(line)))
-        while len(self._cache) > MAX_CACHED_LINES:
-            self._cache.popitem(last=False)
+        self._lines.provide(start, lines)
         self._update_virtual_size()
         self.refresh()
 
     def line_text(self, index: int) -> str | None:
         """Line `index` as it would be painted (before capping); None while a page is on its way."""
-        if not self._paged:
-            return self._memory[index] if 0 <= index < len(self._memory) else None
-        line = self._cache.get(index)
-        if line is not None:
-            self._cache.move_to_end(index)
-        return line
+        return self._lines.text(index)
 
     def highlight(self, ranges: Sequence[tuple[int, int]]) -> None:
         """Mark lines `[start, end)` (0-based) as seen by the model."""
@@ -233,8 +169,7 @@ class LineView(ScrollView, can_focus=True):
         finally:
             self._auto_scrolling = False
 
-    def _set_total(self, total: int, *, reset: bool) -> None:
-        self._total = total
+    def _show_total(self, *, reset: bool) -> None:
         self._auto_scrolling = True
         try:
             self._update_virtual_size()
@@ -248,16 +183,10 @@ class LineView(ScrollView, can_focus=True):
 
     def line_number(self, index: int) -> int | None:
         """The number painted beside line `index` (0-based), None when it has none."""
-        if self._numbered is not None and index >= self._numbered:
-            return None
-        return self._first_number + index
-
-    def _gutter_width(self) -> int:
-        numbered = self._total if self._numbered is None else self._numbered
-        return len(str(max(self._first_number + numbered - 1, 1))) + 1
+        return self._lines.number(index)
 
     def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(self._gutter_width() + self._widest, self._total)
+        self.virtual_size = Size(self._lines.gutter_width() + self._lines.widest, self._lines.total)
 
     # --- follow ----------------------------------------------------------------------------------------
 
@@ -290,12 +219,12 @@ class LineView(ScrollView, can_focus=True):
 
     def search(self, query: str) -> None:
         """Find `query` (case-insensitive) and go to the first match after the top line."""
-        if self._paged:
+        if self._lines.paged:
             self._query = query
             self.post_message(self.SearchRequested(self, query))
             return
         needle = query.casefold()
-        found = [i for i, line in enumerate(self._memory) if needle and needle in line.casefold()]
+        found = [i for i, line in enumerate(self._lines.memory) if needle and needle in line.casefold()]
         self.set_matches(query, found)
 
     def clear_search(self) -> None:
@@ -357,7 +286,7 @@ class LineView(ScrollView, can_focus=True):
         index = round(self.scroll_offset.y) + y
         width = self.scrollable_content_region.width
         base = self.rich_style
-        if index >= self._total or index < 0:
+        if index >= self._lines.total or index < 0:
             return Strip.blank(width, base)
         text = self.line_text(index)
         if text is None:
@@ -367,7 +296,7 @@ class LineView(ScrollView, can_focus=True):
             style += self.get_component_rich_style("line-view--seen")
         if index in self._match_set:
             style += self.get_component_rich_style("line-view--match")
-        gutter_width = self._gutter_width()
+        gutter_width = self._lines.gutter_width()
         number = self.line_number(index)
         gutter = Segment(
             f"{'' if number is None else number:>{gutter_width - 1}} ",
@@ -375,8 +304,8 @@ class LineView(ScrollView, can_focus=True):
         )
         if text is None:
             body = [Segment(PENDING_TEXT, style + self.get_component_rich_style("line-view--pending"))]
-        elif index in self._diff_rows:
-            body = self._diff_segments(self._diff_rows[index], style)
+        elif index in self._lines.diff_rows:
+            body = self._diff_segments(self._lines.diff_rows[index], style)
         else:
             body = self._body_segments(clip_display(safe_text(text)), style, index == self._current)
         text_width = max(width - gutter_width, 0)
@@ -411,8 +340,7 @@ class LineView(ScrollView, can_focus=True):
         return any(start <= index < end for start, end in self._highlights)
 
     def _request(self, index: int) -> None:
-        page = index // PAGE_LINES
-        if self._source is None or page in self._requested:
-            return
-        self._requested.add(page)
-        self.call_later(self._source, page * PAGE_LINES, PAGE_LINES)
+        request = self._lines.page_request(index)
+        if request is not None:
+            source, start, count = request
+            self.call_later(source, start, count)

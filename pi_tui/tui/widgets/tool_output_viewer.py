@@ -73,6 +73,8 @@ class ToolOutputViewer(Vertical):
 
     mode: var[ViewMode] = var[ViewMode]("model")
     """Which text is shown: what the model got, or the full output."""
+    searching: var[bool] = var(False, toggle_class="-searching")
+    """The search box is open (`/`); until it closes, Esc closes it."""
 
     @dataclass
     class ViewToggled(Message):
@@ -199,26 +201,25 @@ class ToolOutputViewer(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Without a search box Esc means what the screen says (abort).
         if action == "close_search":
-            return self.has_class("-searching")
+            return self.searching
         return True
 
     def action_open_search(self) -> None:
-        self._searching(True)
+        self.searching = True
         self.query_one("#tool-output-search", Input).focus()
 
     def action_close_search(self) -> None:
-        self._searching(False)
+        self.searching = False
         self.line_view.focus()
 
-    def _searching(self, searching: bool) -> None:
-        self.set_class(searching, "-searching")
+    def watch_searching(self) -> None:
         self.refresh_bindings()
 
     @on(Input.Submitted, "#tool-output-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.line_view.search(event.value)
-        self._searching(False)
+        self.searching = False
         self.line_view.focus()
 
     @on(ToolList.ToolSelected)

@@ -5,7 +5,7 @@ says how it ended and whether its output reaches the model."""
 from __future__ import annotations
 
 from pi_tui.ai.messages import BashExecutionMessage
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 
 USER_SHELL_CLASS = "-user-shell"
 NOT_SENT = "not sent to the model"

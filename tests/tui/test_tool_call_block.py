@@ -6,8 +6,8 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from pi_tui.tui.widgets import message_blocks
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
+from pi_tui.tui.widgets import tool_call_block
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 
 
 class BlockHost(App[None]):
@@ -25,7 +25,7 @@ async def test_live_output_waits_for_its_redraw_and_the_final_result_does_not(
 ) -> None:
     if uptime == "clock near zero":
         request.getfixturevalue("freshly_booted")
-    monkeypatch.setattr(message_blocks, "LIVE_OUTPUT_SECONDS", 3600.0)  # no redraw falls due in this test
+    monkeypatch.setattr(tool_call_block, "LIVE_OUTPUT_SECONDS", 3600.0)  # no redraw falls due in this test
     app = BlockHost()
     async with app.run_test(size=(80, 20)) as pilot:
         block = app.query_one(ToolCallBlock)
@@ -48,6 +48,6 @@ async def test_a_due_redraw_shows_the_latest_live_output() -> None:
         block.show_output("a", status="running", live=True)
         block.show_output("a\nb", status="running", live=True)
         block.show_output("a\nb\nc", status="running", live=True)
-        await pilot.pause(2 * message_blocks.LIVE_OUTPUT_SECONDS)
+        await pilot.pause(2 * tool_call_block.LIVE_OUTPUT_SECONDS)
         await pilot.pause()
         assert tail_of(app) == "a\nb\nc"

@@ -1,7 +1,10 @@
-"""The chat screen's right-hand side: context inspector, tool-output viewer, compaction timeline.
+"""The chat's side panel: context inspector, tool-output viewer, compaction timeline, one tab each.
 
-Data is built off the event loop (session files, token counts, audits) and handed to the panes; the
-panes post intents (restore, re-compact, pin) that are carried out here through the core.
+The panel owns the workers that build its panes' data off the event loop (session files, token counts,
+audits), so they end with it, and carries out what its panes ask for (restore, re-compact, pin) through
+the session. The chat screen hands it the session's events (`forward_events`), tells it when the
+session changes (`reset`) and which pane to open (`open_pane`); where the panel sits on screen (shown,
+hidden, maximised) is the screen's business.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.events import DescendantFocus
-from textual.screen import Screen
+from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
 from pi_tui.agent.events import (
@@ -34,20 +39,17 @@ from pi_tui.session_file.entries import MessageEntry
 from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.inspector_view import ledger_zones, segment_texts
 from pi_tui.tui.screens.dialogs import ChoiceDialog
-from pi_tui.tui.screens.pane_focus import PaneFocus
 from pi_tui.tui.timeline_view import CompactionDetailData, detail_for, preview_for, timeline_rows
 from pi_tui.tui.tool_calls import ToolCallLog
 from pi_tui.tui.widgets.compaction_detail import CompactionDetail
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from pi_tui.tui.widgets.context_inspector import ContextInspector
-from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import ToolCallBlock
-from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 from pi_tui.tui.worker_results import deliver
 
 if TYPE_CHECKING:
     from pi_tui.session.agent_session import AgentSession
+    from pi_tui.session.runtime import AgentSessionRuntime
 
 INSPECTOR_EVENTS = frozenset(
     {"agent_end", "message_end", "compaction_end", "session_tree", "system_prompt_changed", "model_changed"}
@@ -57,24 +59,57 @@ TOOL_LOG_EVENTS = (ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecut
 FIRST_PAINT_WAIT_SECONDS = 2.0
 """How long workers that build secondary data (panes, footer figures) hold back for the conversation's
 first frame before they go ahead anyway."""
-
-
+PANES: dict[str, type[Widget]] = {
+    "pane-context": ContextInspector,
+    "pane-tools": ToolOutputViewer,
+    "pane-compactions": CompactionTimeline,
+}
+"""Each tab's pane widget, in tab order: what F11 gives the whole screen."""
+PANE_FOCUS = {
+    "pane-context": "#inspector-table",
+    "pane-tools": "#tool-list",
+    "pane-compactions": "#timeline-table",
+}
+"""What a pane's key focuses the first time (afterwards: where the focus last was in that pane)."""
 RESTORE_CHOICE = "restore"
 
 
-class SidePanes(PaneFocus, Screen[None]):
-    """Mixed into `ChatScreen`, which supplies `session`, `show_error` and calls the hooks below."""
+class SidePanel(Vertical):
+    """Shown beside the conversation, or in its place on a narrow screen (the screen decides)."""
 
-    if TYPE_CHECKING:
-        first_paint: threading.Event
+    DEFAULT_CSS = """
+    SidePanel > TabbedContent { height: 1fr; }
+    """
 
-        @property
-        def session(self) -> AgentSession: ...
+    class Failed(Message):
+        """A restore or a re-compaction failed: `text` says why, in the conversation."""
 
-        async def show_error(self, text: str) -> None: ...
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
 
-    def compose_side(self) -> ComposeResult:
-        with TabbedContent(id="side", initial="pane-context"):
+    def __init__(self, runtime: AgentSessionRuntime, first_paint: threading.Event, *, id: str | None = None):
+        super().__init__(id=id)
+        self._runtime = runtime
+        self._first_paint = first_paint
+        """Set once the conversation is on screen: the workers wait for it (see FIRST_PAINT_WAIT_SECONDS)."""
+        self._inspector_cache = InspectorCache()
+        self._inspector_lock = threading.Lock()
+        """Held while a worker uses that cache: a superseded refresh still runs (a thread cannot be
+        stopped), and two builds at once on one cache made the newer one report an unknown usage."""
+        self._tool_log: ToolCallLog | None = None
+        self._early_tool_events: list[AgentEvent] = []
+        """Tool events that arrived while the log was being rebuilt: applied to it once it is back."""
+        self._tool_log_request = object()
+        self._pane_focus: dict[str, Widget] = {}
+        """The widget last focused in each pane (by pane id), focused again when the pane is opened."""
+
+    @property
+    def session(self) -> AgentSession:
+        return self._runtime.session
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(initial="pane-context"):
             with TabPane("Context", id="pane-context"):
                 yield ContextInspector(id="inspector")
             with TabPane("Tools", id="pane-tools"):
@@ -82,17 +117,16 @@ class SidePanes(PaneFocus, Screen[None]):
             with TabPane("Compactions", id="pane-compactions"):
                 yield CompactionTimeline(id="timeline")
 
-    def side_reset(self) -> None:
+    def reset(self) -> None:
         """A new session (or the first): start every pane from the session file."""
         self._inspector_cache = InspectorCache()
         self._inspector_lock = threading.Lock()
-        """Held while a worker uses that cache: a superseded refresh still runs (a thread cannot be
-        stopped), and two builds at once on one cache made the newer one report an unknown usage."""
         self._reload_tool_log()
-        self._refresh_inspector()
+        self.refresh_context_pane()
         self._refresh_timeline()
 
-    def forward_to_side_panes(self, events: Sequence[AnyEvent]) -> None:
+    def forward_events(self, events: Sequence[AnyEvent]) -> None:
+        """The session's events, as the conversation got them: each pane follows what concerns it."""
         viewer = self.query_one(ToolOutputViewer)
         changed = False
         for event in events:
@@ -108,10 +142,56 @@ class SidePanes(PaneFocus, Screen[None]):
             viewer.update_calls(self._tool_log.calls())
         kinds = {event.type for event in events}
         if kinds & INSPECTOR_EVENTS:
-            self._refresh_inspector()
+            self.refresh_context_pane()
         if kinds & TIMELINE_EVENTS:
             self._reload_tool_log()
             self._refresh_timeline()
+
+    # --- tabs and focus -------------------------------------------------------------------------------
+
+    @property
+    def active_pane(self) -> str:
+        return self.query_one(TabbedContent).active
+
+    def active_pane_widget(self) -> Widget:
+        return self.query_one(PANES[self.active_pane])
+
+    def open_pane(self, pane_id: str) -> None:
+        """Bring `pane_id`'s tab forward and put the keyboard in it."""
+        self.query_one(TabbedContent).active = pane_id
+        self.focus_pane(pane_id)
+
+    def focus_pane(self, pane_id: str) -> None:
+        """Focus where the focus last was in the pane, or its main table."""
+        remembered = self._pane_focus.get(pane_id)
+        if remembered is not None and remembered.is_attached:
+            self.screen.set_focus(remembered)
+        elif pane_id in PANE_FOCUS:
+            self.screen.set_focus(self.query_one(PANE_FOCUS[pane_id]))
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        pane = next(
+            (node for node in event.widget.ancestors if getattr(node, "id", None) in PANE_FOCUS), None
+        )
+        if pane is not None and pane.id is not None:
+            self._pane_focus[pane.id] = event.widget
+
+    def tools_focused(self) -> bool:
+        """Whether the focus is inside the Tools pane."""
+        viewer = self.query_one(ToolOutputViewer)
+        focused = self.screen.focused
+        return focused is not None and (focused is viewer or viewer in focused.ancestors)
+
+    def select_tool_call(self, call_key: str) -> None:
+        self.query_one(ToolOutputViewer).select(call_key)
+
+    @on(TabbedContent.TabActivated)
+    def _pane_activated(self) -> None:
+        self.call_after_refresh(self.catch_up)
+
+    def catch_up(self) -> None:
+        """The inspector skips its table while hidden; displayed now, it fills it."""
+        self.query_one(ContextInspector).catch_up()
 
     # --- tool calls ------------------------------------------------------------------------------------
 
@@ -119,15 +199,15 @@ class SidePanes(PaneFocus, Screen[None]):
         """Rebuild the tool-call log in a worker; events until it is back are kept. It is built from the
         branch, not the context: calls a compaction summarised away still have their full output."""
         store = self.session.store
-        self._tool_log: ToolCallLog | None = None
-        self._early_tool_events: list[AgentEvent] = []
+        self._tool_log = None
+        self._early_tool_events = []
         self._tool_log_request = request = object()
         self._load_tool_log(store, store.leaf_id, request)
 
     @work(thread=True, exclusive=True, group="tool-log", exit_on_error=False, description="tool log")
     def _load_tool_log(self, store: SessionStore, leaf_id: str | None, request: object) -> None:
         # (A description is given: by default Textual would repr the store for it.)
-        self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
+        self._first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         branch = store.get_branch(leaf_id) if leaf_id is not None else []
         log = ToolCallLog.from_messages(entry.message for entry in branch if isinstance(entry, MessageEntry))
         deliver(self, self._install_tool_log, log, request)
@@ -143,14 +223,10 @@ class SidePanes(PaneFocus, Screen[None]):
 
     # --- context inspector ---------------------------------------------------------------------------
 
-    def refresh_inspector(self) -> None:
-        """Rebuild the Context pane from the session, in a worker (a newer call supersedes an older one);
-        the screen calls it after every event that changes the context."""
-        self._refresh_inspector()
-
     @work(thread=True, exclusive=True, group="inspector", exit_on_error=False)
-    def _refresh_inspector(self) -> None:
-        self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
+    def refresh_context_pane(self) -> None:
+        """Recount the context and show it in the Context pane (in a worker; a newer call replaces it)."""
+        self._first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         session = self.session
         cache, lock = self._inspector_cache, self._inspector_lock
         with lock:
@@ -167,18 +243,11 @@ class SidePanes(PaneFocus, Screen[None]):
             )
         deliver(self, lambda: self.query_one(ContextInspector).show(data, texts))
 
-    # --- tool-output viewer ----------------------------------------------------------------------------
-
-    @on(ToolCallBlock.Selected)
-    def _open_tool_call(self, event: ToolCallBlock.Selected) -> None:
-        self.show_pane("pane-tools")
-        self.query_one(ToolOutputViewer).select(event.call_key)
-
     # --- compaction timeline ------------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="timeline", exit_on_error=False)
     def _refresh_timeline(self, selected: str | None = None) -> None:
-        self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
+        self._first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         store = self.session.store
         rows = timeline_rows(store)
         chosen = selected or (rows[-1].compaction_id if rows else None)
@@ -233,7 +302,7 @@ class SidePanes(PaneFocus, Screen[None]):
     async def _restore_work(self, compaction_id: str) -> None:
         outcome = await self.session.restore_compaction(compaction_id)
         if outcome.error:
-            await self.show_error(outcome.error)
+            self.post_message(self.Failed(outcome.error))
         else:
             self.notify("Restored: the next message continues from before that compaction, on a new branch.")
 
@@ -244,7 +313,7 @@ class SidePanes(PaneFocus, Screen[None]):
     async def _recompact_work(self, compaction_id: str, instructions: str | None) -> None:
         outcome = await self.session.recompact(compaction_id, instructions)
         if outcome.error and not outcome.cancelled:
-            await self.show_error(outcome.error)
+            self.post_message(self.Failed(outcome.error))
 
     @on(CompactionTimeline.PreviewRequested)
     async def _preview(self) -> None:
@@ -266,59 +335,3 @@ class SidePanes(PaneFocus, Screen[None]):
             await asyncio.to_thread(pin_text, store, event.kind, event.text)
         else:
             await asyncio.to_thread(unpin, store, Pin(event.kind, event.text))
-
-    # --- layout -------------------------------------------------------------------------------------------
-
-    def show_pane(self, pane_id: str) -> None:
-        """Open the side panel on `pane_id` and put the keyboard in it (from anywhere, a pane included)."""
-        was_maximized = self.maximized
-        if was_maximized is not None:
-            self.minimize()
-        self.remove_class("-side-hidden")
-        self.add_class("-side-shown")
-        self.query_one(TabbedContent).active = pane_id
-        self.focus_pane(pane_id)
-        if was_maximized is not None and not isinstance(was_maximized, ConversationView):
-            # A maximised pane stays maximised: the chosen one takes its place.
-            self.call_after_refresh(self.action_maximize_pane)
-        self.call_after_refresh(self._catch_up_panes)
-
-    def on_descendant_focus(self, event: DescendantFocus) -> None:
-        self.remember_pane_focus(event.widget)
-
-    @on(TabbedContent.TabActivated)
-    def _pane_activated(self) -> None:
-        self.call_after_refresh(self._catch_up_panes)
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._catch_up_panes)  # a wider screen shows the side panel
-        self.call_after_refresh(self.keep_focus_on_screen)  # a narrower one may hide where it was
-
-    def _catch_up_panes(self) -> None:
-        """The inspector skips its table while hidden; displayed now, it fills it."""
-        self.query_one(ContextInspector).catch_up()
-
-    def action_toggle_side(self, args: str = "") -> None:
-        """Ctrl+B: hide or show the side panel (on narrow screens it is hidden until asked for, and
-        shown it takes the conversation's place)."""
-        self.toggle_class("-side-shown" if self.has_class("-narrow") else "-side-hidden")
-        if self.focused_part() == "panel":
-            self.set_focus(self.query_one(PromptArea))
-        self.call_after_refresh(self._catch_up_panes)
-
-    def action_pane_context(self, args: str = "") -> None:
-        self.show_pane("pane-context")
-
-    def action_pane_tools(self, args: str = "") -> None:
-        """F3: the Tools pane, on the call ctrl+o acts on (its block says "F3 for all"); from inside the
-        pane, the call shown stays."""
-        viewer = self.query_one(ToolOutputViewer)
-        focused = self.focused
-        inside = focused is not None and (focused is viewer or viewer in focused.ancestors)
-        target = None if inside else self.query_one(ConversationView).current_tool()
-        self.show_pane("pane-tools")
-        if target is not None:
-            viewer.select(target.call_key)
-
-    def action_pane_compactions(self, args: str = "") -> None:
-        self.show_pane("pane-compactions")
