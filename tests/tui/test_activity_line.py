@@ -226,7 +226,9 @@ async def test_a_recompaction_from_the_compactions_pane(tmp_path: Path, clock: F
         await submit(pilot, "/compact")
         provider.replies[:] = [slow(text="## Goal\n" + "again " * 2_000)] * 2
         compaction = next(e for e in session.store.entries if isinstance(e, CompactionEntry))
-        app.screen.post_message(CompactionTimeline.RecompactRequested(compaction.id, "keep the numbers"))
+        app.screen.query_one(CompactionTimeline).post_message(
+            CompactionTimeline.RecompactRequested(compaction.id, "keep the numbers")
+        )
         await shows(pilot, "Re-compacting")
         await abort_and_see_it_gone(pilot)
 
