@@ -39,25 +39,7 @@ OUTSIDE_CITATION = re.compile(
     )
 )
 
-TEMPORARY_CITATION_ALLOW_LIST = (
-    # TEMPORARY: these paths are being rewritten on other branches, which replace their own citations.
-    # This list must be emptied once those branches are merged; nothing may be added to it.
-    "pi_tui/tui/",
-    "tests/tui/",
-    "pi_tui/context/compaction/",
-    "pi_tui/context/accounting/",
-    "pi_tui/context/path_items.py",
-    "pi_tui/session/path_view.py",
-    "pi_tui/context/ignore_rules.py",
-    "pi_tui/tools/file_walk.py",
-    "pi_tui/config/git_branch.py",
-    "pi_tui/session/services.py",
-    "pi_tui/session/runtime.py",
-    "pi_tui/session/agent_session.py",
-    "pi_tui/session_file/store.py",
-    "pi_tui/session_file/context_rebuild.py",
-    "pi_tui/ai/responses_events.py",
-)
+TEMPORARY_CITATION_ALLOW_LIST: tuple[str, ...] = ()
 
 
 def named_paths(text: str) -> set[str]:

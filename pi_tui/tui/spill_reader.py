@@ -1,6 +1,6 @@
 """Lazy, bounded-memory access to a spill file: the raw, possibly huge, full output of a tool call.
 
-A spill file holds the bytes a command wrote (SPEC R5.5), so it may be hundreds of megabytes, contain
+A spill file holds the bytes a command wrote, so it may be hundreds of megabytes, contain
 invalid UTF-8, CRLF line ends or one enormous line. The reader never holds the file in memory: a sparse
 index (the byte offset of every `INDEX_STRIDE`-th line) is built in chunks, and lines are read by seeking
 to the nearest indexed line. Lines are numbered as the output pipeline counts them (1 + newlines, so a

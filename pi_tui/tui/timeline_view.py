@@ -1,4 +1,4 @@
-"""What the compaction timeline pane shows, built from a session store (R10, R11.4).
+"""What the compaction timeline pane shows, built from a session store.
 
 Pure and Textual-free: the screen calls these in a worker thread and hands the results to
 `CompactionTimeline` / `CompactionDetail`, which only render them. Everything here is plain text

@@ -1,4 +1,4 @@
-"""Calibration (R8.3): token estimates corrected by what the provider reported for the last request.
+"""Calibration: token estimates corrected by what the provider reported for the last request.
 
 Estimates are tiktoken counts, which are not the model's tokenizer, and a server may send the model less
 than it was given (tool schemas a model without tool support never sees) or more (its chat template).

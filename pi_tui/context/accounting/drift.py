@@ -1,8 +1,8 @@
-"""Prefix drift, or cache-break blame (R8.4): where a request stopped repeating the previous one.
+"""Prefix drift, or cache-break blame: where a request stopped repeating the previous one.
 
 Providers cache the longest byte-identical prefix of consecutive requests, so a healthy turn only appends
-(R1.2). Comparing two records' prefix chains finds the first segment that differs; its section and keys
-say why:
+(docs/architecture.md, 'Context accounting'). Comparing two records' prefix chains finds the first
+segment that differs; its section and keys say why:
 
 - `system_prompt` / `tool_schema`: a prompt part or a tool schema (named) changed, appeared or vanished;
 - `compaction`: the context now starts with a (new) compaction summary;

@@ -1,4 +1,4 @@
-"""Forecast (R8.5): how big the next request will be, and how many typical turns fit before
+"""Forecast: how big the next request will be, and how many typical turns fit before
 auto-compaction.
 
 A turn is a user message (or a `!cmd` run) and every message after it up to the next one; its growth is

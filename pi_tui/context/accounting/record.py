@@ -1,4 +1,4 @@
-"""The request record (R8.1): what one model call sent, measured, stored as a `pi-tui.request` entry.
+"""The request record: what one model call sent, measured, stored as a `pi-tui.request` entry.
 
 A record holds, per segment (system prompt parts, tool schemas, messages), a key, a token count and a
 fingerprint, plus the rolling prefix chain over all segments in request order, the provider's usage and

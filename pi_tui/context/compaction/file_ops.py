@@ -1,4 +1,4 @@
-"""Which files a summarised span read and changed (pi-behaviour §4.7), appended to every summary.
+"""Which files a summarised span read and changed (pi's file lists), appended to every summary.
 
 Only `read`, `write` and `edit` tool calls with a string `path` count; paths are kept exactly as the
 model passed them. The lists are cumulative: a compaction starts from the previous pi-generated

@@ -1,4 +1,4 @@
-"""What a summary may have lost (beyond pi, R10.5): facts extracted from the summarised span, each
+"""What a summary may have lost (pi-tui's own; pi has none): facts extracted from the summarised span, each
 marked as surviving in the summary text or not.
 
 Deterministic and cheap: regular expressions over the span's messages, no model call. Kinds:

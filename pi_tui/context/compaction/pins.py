@@ -1,4 +1,4 @@
-"""Pinned items: texts the user wants carried verbatim into every later summary (beyond pi, R10.5).
+"""Pinned items: texts the user wants carried verbatim into every later summary (pi-tui's own; pi has none).
 
 A pin is recorded as a `pi-tui.pin` custom entry whose data is
 `{"action": "pin"|"unpin", "kind": ..., "text": ..., "entryId": ...}`. `kind` is `message` for a

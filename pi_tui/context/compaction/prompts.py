@@ -1,4 +1,5 @@
-"""The texts a summariser is given (pi-behaviour §4.6, §5), written in pi-tui's own words.
+"""The texts a summariser is given (compaction, update and branch summaries, as pi asks for them),
+written in pi-tui's own words.
 
 The section skeletons and headings are exactly pi's, so summaries written by either tool merge
 cleanly into each other's update prompts. The request layout is pi's: the serialised span in

@@ -1,4 +1,4 @@
-"""The conversation as plain text for a summariser: pi's `serializeConversation` (pi-behaviour §4.6).
+"""The conversation as plain text for a summariser: pi's `serializeConversation`.
 
 Sending the span as text, not as chat turns, keeps the summariser from continuing the conversation.
 Custom kinds (bash runs, summaries, extension messages) arrive as `[User]:` lines because the

@@ -1,5 +1,5 @@
 """Writing a compaction's summary: pi's `compact()` with `generateSummary` / `generateTurnPrefixSummary`
-(pi-behaviour §4.6), plus pi-tui's pins.
+(as pi builds them), plus pi-tui's pins.
 
 The history summary updates the previous summary when there is one. A split turn's prefix is
 summarised by a second call running concurrently; the two are joined with pi's separator. The file

@@ -1,4 +1,4 @@
-"""One summariser call: a single model request without tools, never an agent loop (R3.4, seed §5).
+"""One summariser call: a single model request without tools, never an agent loop (docs/compaction.md).
 
 The provider's stream contract never raises, so the outcome is read from the final message: a
 `done` reply's text blocks joined with `\\n` (as pi does), or a failure value.

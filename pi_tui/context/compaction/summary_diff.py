@@ -1,4 +1,4 @@
-"""A compaction's summary against the previous one, section by section (beyond pi, R10.4).
+"""A compaction's summary against the previous one, section by section (pi-tui's own; pi has none).
 
 Summaries share pi's skeleton, so the useful question is "which sections changed, and how": each
 `## ` heading starts a section (text before the first heading is the preamble, and the

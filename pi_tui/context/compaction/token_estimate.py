@@ -1,7 +1,8 @@
-"""pi's conservative chars/4 token estimates and the compaction trigger (pi-behaviour §4.2).
+"""pi's conservative chars/4 token estimates and the compaction trigger.
 
 These are deliberately pi's numbers, not tiktoken counts: the trigger and the cut point must stay
-conservative (SPEC R8.2), and matching pi keeps cut points identical on the same session.
+conservative (it over-counts rather than under-counts), and matching pi keeps cut points identical on
+the same session.
 """
 
 from __future__ import annotations

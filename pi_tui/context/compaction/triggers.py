@@ -1,10 +1,10 @@
-"""When to compact automatically: pi's `_checkCompaction` as a pure decision (pi-behaviour §4.3).
+"""When to compact automatically: pi's `_checkCompaction` as a pure decision.
 
 `AgentSession` calls it after every run (`skip_aborted=True`) and before every prompt
 (`skip_aborted=False`) with the last assistant reply, then acts on the answer: `overflow` → drop the
 failed reply from agent state, compact with reason `overflow` and continue once; `overflow_failed`
 → report `OVERFLOW_RECOVERY_FAILED` (a second overflow in a row is never retried); `threshold` →
-compact with reason `threshold`. The trigger uses pi's conservative chars/4 estimates (R8.2).
+compact with reason `threshold`. The trigger uses pi's conservative chars/4 estimates.
 """
 
 from __future__ import annotations

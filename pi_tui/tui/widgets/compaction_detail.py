@@ -1,5 +1,5 @@
 """One compaction in detail: its summary, the diff to the previous summary, the loss audit with pin
-toggles, and the preview of the next compaction (R10.2, R10.4, R10.5, R11.4).
+toggles, and the preview of the next compaction.
 
 Renders `CompactionDetailData` handed down by the screen; a pin toggle is posted as
 `CompactionDetail.PinToggled` and shown at once (the screen writes the pin and may hand fresh data

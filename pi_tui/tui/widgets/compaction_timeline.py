@@ -1,4 +1,4 @@
-"""The compaction timeline pane (R11.4): every compaction of the session on all branches, and the
+"""The compaction timeline pane: every compaction of the session on all branches, and the
 selected one in detail.
 
 The pane renders what the screen hands it (`show`, `show_detail`, `show_preview`) and asks for

@@ -1,4 +1,4 @@
-"""The context inspector pane (R8): budget bar, headline, drift alerts, segment table and exact texts.
+"""The context inspector pane: budget bar, headline, drift alerts, segment table and exact texts.
 
 The pane only renders what `show` hands it: the screen builds `InspectorData` and `SegmentTexts` in a
 worker (tokenising and converting are too slow for the UI thread) and calls `show` with both. The table

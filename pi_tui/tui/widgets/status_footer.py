@@ -1,4 +1,4 @@
-"""pi's footer (pi-behaviour §11.2): where you are on line 1, what it costs and how full the context is
+"""pi's footer: where you are on line 1, what it costs and how full the context is
 on line 2, model and thinking level on the right."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The tool-output viewer pane: the session's tool calls, and for one of them what the model got or the
-full output, with the lines the model saw highlighted (SPEC R11.3).
+full output, with the lines the model saw highlighted.
 
 The pane is handed data: `update_calls` with the calls the screen keeps (a `ToolCallLog`), `append_live`
 with a running call's latest output. The full output of a truncated call lives in its spill file; the pane
