@@ -24,6 +24,7 @@ from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app, make_loopback_chat_app
 from .pilot_helpers import settle, submit, terminal_input
+from .screen_capture import screen_text
 
 SIZE = (160, 48)
 TICKER = "for i in $(seq 1 600); do echo tick $i; sleep 1; done"
@@ -50,12 +51,6 @@ def session_work_ended(pilot: Pilot[Any], session: AgentSession) -> bool:
     return not busy and all(worker.is_finished for worker in workers)
 
 
-def screen_text(pilot: Pilot[Any]) -> str:
-    """What the terminal shows now (a widget's text may be cut off by its container's stale height)."""
-    strips = pilot.app.screen._compositor.render_strips()
-    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
-
-
 async def escape_then_type_and_send(
     pilot: Pilot[Any],
     session: AgentSession,
@@ -77,7 +72,7 @@ async def escape_then_type_and_send(
     assert not [head for head, _ in tool_parts(pilot) if "[running" in head]
     if shown_after_abort is not None:
         shown = f"{shown_after_abort!r} on screen"
-        await until(lambda: shown_after_abort in screen_text(pilot), timeout=5, pilot=pilot, what=shown)
+        await until(lambda: shown_after_abort in screen_text(pilot.app), timeout=5, pilot=pilot, what=shown)
     queue_answer(ANSWER)
     terminal_input(pilot, "\r")
     await until(

@@ -11,6 +11,8 @@ from pi_tui.tui.markdown_segments import Cut, paragraph_verdict, safe_cut
 from pi_tui.tui.widgets import message_blocks
 from pi_tui.tui.widgets.message_blocks import AssistantBlock
 
+from .screen_capture import screen_picture, screen_text
+
 
 def test_cuts_at_the_last_blank_line_before_a_paragraph() -> None:
     text = "# Title\n\nFirst para.\n\nSecond para.\n\nThird\nline"
@@ -104,7 +106,7 @@ class ReplyHost(App[None]):
         yield AssistantBlock(final=self.final)
 
 
-async def _rendered_rows(streamed: bool, reply: str = REPLY) -> tuple[int, list[list[tuple[str, str]]]]:
+async def _rendered_rows(streamed: bool, reply: str = REPLY) -> tuple[int, str, str]:
     app = ReplyHost(None if streamed else _message(reply))
     async with app.run_test(size=(80, 200)) as pilot:
         block = app.query_one(AssistantBlock)
@@ -115,17 +117,17 @@ async def _rendered_rows(streamed: bool, reply: str = REPLY) -> tuple[int, list[
             await block.finish(_message(reply))
         await pilot.pause()
         await pilot.pause()
-        rows = [[(s.text, str(s.style)) for s in strip] for strip in app.screen._compositor.render_strips()]
+        rows = screen_picture(app)
         assert "".join(markdown.source for markdown in block.query(Markdown)) == reply
-        return len(block.query(Markdown)), rows
+        return len(block.query(Markdown)), rows, screen_text(app)
 
 
 async def test_a_segmented_stream_renders_like_one_document(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(message_blocks, "SEGMENT_BLOCKS", 4)
-    segments, streamed = await _rendered_rows(streamed=True)
-    _, composed = await _rendered_rows(streamed=False)
+    segments, streamed, streamed_text = await _rendered_rows(streamed=True)
+    _, composed, _ = await _rendered_rows(streamed=False)
     assert segments >= 3
-    assert any("Done with step 6." in "".join(text for text, _ in row) for row in streamed)
+    assert "Done with step 6." in streamed_text
     assert streamed == composed
 
 
@@ -141,7 +143,7 @@ async def test_headings_and_tables_after_a_paragraph_render_like_one_document(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(message_blocks, "SEGMENT_BLOCKS", 2)
-    segments, streamed = await _rendered_rows(streamed=True, reply=HEADED_REPLY)
-    _, composed = await _rendered_rows(streamed=False, reply=HEADED_REPLY)
+    segments, streamed, _ = await _rendered_rows(streamed=True, reply=HEADED_REPLY)
+    _, composed, _ = await _rendered_rows(streamed=False, reply=HEADED_REPLY)
     assert segments >= 3
     assert streamed == composed

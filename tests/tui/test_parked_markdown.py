@@ -21,6 +21,8 @@ from pi_tui.tui.widgets.message_blocks import AssistantBlock
 from pi_tui.tui.widgets.parked_markdown import ParkedMarkdown, markdown_source
 from tests.support.waiting import until
 
+from .screen_capture import screen_picture
+
 REPLY = "".join(
     f"## Step {n}\n\nThe module `m{n}.py` reads the cache and **checks** every entry.\n\n"
     f"- keep the timeout at {n} s\n- retry twice\n\n"
@@ -43,8 +45,8 @@ class ConversationHost(ThemedApp[None]):
         yield ConversationView()
 
 
-def _rows(app: ConversationHost) -> list[list[tuple[str, str]]]:
-    return [[(s.text, str(s.style)) for s in strip] for strip in app.screen._compositor.render_strips()]
+def _rows(app: ConversationHost) -> str:
+    return screen_picture(app)
 
 
 async def _stream(pilot: Pilot[Any], conversation: ConversationView) -> AssistantBlock:
