@@ -70,7 +70,8 @@ async def test_escape_aborts_and_returns_queued_text(tmp_path: Path) -> None:
         await pilot.press(*"first", "enter")
         await until(lambda: session.is_running)
         await pilot.press(*"steer me", "enter")
-        assert session.agent.has_queued_messages()
+        # The editor hands the text over through the screen's message queue, not within the key press.
+        await until(session.agent.has_queued_messages, pilot=pilot, what="the steer queued")
         await pilot.press("escape")
         await wait_idle(app, session, pilot)
 
