@@ -124,15 +124,20 @@ async def run_cli(root: Root, args: list[str], env: dict[str, str]) -> tuple[int
     return process.returncode, out.decode(), err.decode()
 
 
-def bash_call(command: str) -> StreamReply:
-    arguments = json.dumps({"command": command})
+def tool_call(name: str, arguments: dict[str, str], call_id: str = "call_1") -> StreamReply:
+    """The model's reply: one call of tool `name`."""
+    encoded = json.dumps(arguments)
     return StreamReply(
         [
-            chunk(tool_calls=[tool_call_delta(0, call_id="call_1", name="bash", arguments=arguments)]),
+            chunk(tool_calls=[tool_call_delta(0, call_id=call_id, name=name, arguments=encoded)]),
             chunk(finish_reason="tool_calls"),
             chunk(no_choices=True, usage=usage(500, 20)),
         ]
     )
+
+
+def bash_call(command: str) -> StreamReply:
+    return tool_call("bash", {"command": command})
 
 
 def big_reply(text: str) -> StreamReply:

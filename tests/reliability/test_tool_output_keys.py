@@ -23,8 +23,9 @@ from tests.reliability.test_security import (
     make_root,
     run_cli,
     server,
+    tool_call,
 )
-from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
+from tests.support.openai_server import OpenAIServer, text_reply
 
 __all__ = ["server"]  # the loopback server fixture
 
@@ -84,20 +85,6 @@ async def test_bash_tool_output_holds_no_key_anywhere(
     assert f"\n{REDACTED}\nend\n" in spill.read_text()  # the key file, printed in two writes
 
 
-def tool_call(name: str, arguments: dict[str, str]) -> StreamReply:
-    return StreamReply(
-        [
-            chunk(
-                tool_calls=[
-                    tool_call_delta(0, call_id=f"call_{name}", name=name, arguments=json.dumps(arguments))
-                ]
-            ),
-            chunk(finish_reason="tool_calls"),
-            chunk(no_choices=True, usage=usage(500, 20)),
-        ]
-    )
-
-
 @pytest.mark.parametrize("tool", ["read", "grep"])
 async def test_read_and_grep_results_hold_no_key(tool: str, server: OpenAIServer, tmp_path: Path) -> None:
     """A `.env` read or searched by the model: the result sent and recorded says `[redacted]`."""
@@ -108,7 +95,7 @@ async def test_read_and_grep_results_hold_no_key(tool: str, server: OpenAIServer
     arguments = (
         {"path": str(secrets / ".env")} if tool == "read" else {"pattern": "TOKEN", "path": str(secrets)}
     )
-    server.enqueue(tool_call(tool, arguments), text_reply("seen"))
+    server.enqueue(tool_call(tool, arguments, call_id=f"call_{tool}"), text_reply("seen"))
     (secrets / "key").write_text(f"{KEY}\n")
     args = ["-p", "--model", "m", "--base-url", server.base_url, "--api-key-file", str(secrets / "key")]
     args += ["--tools", "read,grep"]

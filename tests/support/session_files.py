@@ -104,3 +104,33 @@ def write_session(
 
 def _ms(stamp: str) -> int:
     return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def write_sessions_to_resume(ours: Path, pi_sessions: Path, project: str) -> None:
+    """Two of pi-tui's sessions of `project` (the newer one named `parser`) and one of pi's elsewhere:
+    what the resume picker's tests and its README picture list."""
+    write_session(
+        ours,
+        project,
+        "aaaa1111",
+        ["fix the parser", "and its tests"],
+        created="2026-01-01T10:00:00.000Z",
+        modified="2026-01-09T10:00:00.000Z",
+        name="parser",
+    )
+    write_session(
+        ours,
+        project,
+        "bbbb2222",
+        ["add caching"],
+        created="2026-01-05T10:00:00.000Z",
+        modified="2026-01-06T10:00:00.000Z",
+    )
+    write_session(
+        pi_sessions,
+        "/srv/other",
+        "cccc3333",
+        ["deploy notes"] * 3,
+        created="2026-01-02T10:00:00.000Z",
+        modified="2026-01-03T10:00:00.000Z",
+    )

@@ -26,7 +26,7 @@ from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.screens.tree_dialog import TreeDialog
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
-from tests.support.session_files import write_session
+from tests.support.session_files import write_sessions_to_resume
 
 from .chat_fixtures import make_chat_app
 from .pilot_helpers import settle
@@ -85,31 +85,7 @@ def sessions_to_resume(folder: Path) -> App[Any]:
     """A new chat in `folder/project`; two earlier sessions of it (one named), one of pi's elsewhere."""
     project = str(folder / "project")
     ours = folder / PI_TUI_HOME / "sessions"
-    write_session(
-        ours,
-        project,
-        "aaaa1111",
-        ["fix the parser", "and its tests"],
-        created="2026-01-01T10:00:00.000Z",
-        modified="2026-01-09T10:00:00.000Z",
-        name="parser",
-    )
-    write_session(
-        ours,
-        project,
-        "bbbb2222",
-        ["add caching"],
-        created="2026-01-05T10:00:00.000Z",
-        modified="2026-01-06T10:00:00.000Z",
-    )
-    write_session(
-        Path(os.environ["PI_CODING_AGENT_DIR"]) / "sessions",
-        "/srv/other",
-        "cccc3333",
-        ["deploy notes"] * 3,
-        created="2026-01-02T10:00:00.000Z",
-        modified="2026-01-03T10:00:00.000Z",
-    )
+    write_sessions_to_resume(ours, Path(os.environ["PI_CODING_AGENT_DIR"]) / "sessions", project)
     app, _, _ = make_chat_app(folder, [])
     return app
 

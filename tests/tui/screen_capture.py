@@ -9,7 +9,6 @@ from collections import defaultdict
 from typing import Any
 
 from textual.app import App
-from textual.pilot import Pilot
 
 _TEXT = re.compile(r'<text class="([^"]*)" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>')
 
@@ -19,10 +18,8 @@ def screen_picture(app: App[Any]) -> str:
     return app.export_screenshot()
 
 
-def screen_text(app: App[Any] | Pilot[Any]) -> str:
+def screen_text(app: App[Any]) -> str:
     """The screen's text, a line per terminal row (cells as drawn, styles dropped)."""
-    if isinstance(app, Pilot):
-        app = app.app
     rows: dict[float, list[tuple[float, str]]] = defaultdict(list)
     for match in _TEXT.finditer(screen_picture(app)):
         text = html.unescape(match.group(4)).replace("\xa0", " ")

@@ -23,7 +23,8 @@ from tests.support.waiting import until
 
 from .chat_fixtures import fix_prompt_place_and_day, make_chat_app, make_loopback_chat_app
 from .pilot_helpers import settle, submit, terminal_input
-from .test_abort_responsive import TICKER, screen_text, session_work_ended
+from .screen_capture import screen_text
+from .test_abort_responsive import TICKER, session_work_ended
 
 SIZE = (160, 48)
 GATED = "until [ -e release ]; do sleep 0.05; done"
@@ -52,7 +53,7 @@ def slow(text: str = "", thinking: str = "") -> ScriptedReply:
 
 def status_line(pilot: Pilot[Any]) -> str:
     """The status line as the terminal shows it ("" when it is not on screen)."""
-    lines = [line for line in screen_text(pilot).splitlines() if INTERRUPT in line]
+    lines = [line for line in screen_text(pilot.app).splitlines() if INTERRUPT in line]
     return lines[0].strip() if lines else ""
 
 

@@ -18,7 +18,8 @@ from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
 from .pilot_helpers import settle, submit, terminal_input
-from .test_abort_responsive import screen_text, streamed_text
+from .screen_capture import screen_text
+from .test_abort_responsive import streamed_text
 
 SIZE = (80, 24)
 LONG = ScriptedReply(text="\n\n".join(f"paragraph {index}" for index in range(60)))
@@ -37,7 +38,7 @@ async def a_long_reply_then_a_streaming_one(pilot: Pilot[Any], session: AgentSes
 
 
 def marker_shown(pilot: Pilot[Any]) -> bool:
-    return pilot.app.screen.query_one(NewOutputMarker).display and MARKER_TEXT in screen_text(pilot)
+    return pilot.app.screen.query_one(NewOutputMarker).display and MARKER_TEXT in screen_text(pilot.app)
 
 
 async def scrolled_up_while_output_arrives(pilot: Pilot[Any], session: AgentSession) -> ConversationView:

@@ -18,7 +18,7 @@ from pi_tui.tui.screens.session_picker import SessionPicker
 from pi_tui.tui.screens.start_page import StartScreen
 from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow, arrange
-from tests.support.session_files import write_session
+from tests.support.session_files import write_sessions_to_resume
 from tests.support.waiting import until
 
 from .chat_fixtures import make_chat_app
@@ -64,31 +64,8 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PI_TUI_HOME", str(tmp_path / "pi-tui-home"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
     project = str(tmp_path / "project")
-    ours = tmp_path / "pi-tui-home" / "sessions"
-    write_session(
-        ours,
-        project,
-        "aaaa1111",
-        ["fix the parser", "and its tests"],
-        created="2026-01-01T10:00:00.000Z",
-        modified="2026-01-09T10:00:00.000Z",
-        name="parser",
-    )
-    write_session(
-        ours,
-        project,
-        "bbbb2222",
-        ["add caching"],
-        created="2026-01-05T10:00:00.000Z",
-        modified="2026-01-06T10:00:00.000Z",
-    )
-    write_session(
-        tmp_path / "pi-agent" / "sessions",
-        "/srv/other",
-        "cccc3333",
-        ["deploy notes"] * 3,
-        created="2026-01-02T10:00:00.000Z",
-        modified="2026-01-03T10:00:00.000Z",
+    write_sessions_to_resume(
+        tmp_path / "pi-tui-home" / "sessions", tmp_path / "pi-agent" / "sessions", project
     )
     return tmp_path
 
