@@ -1,9 +1,10 @@
 """What the session is doing right now, folded from its events, for a front end's status line.
 
 `ActivityTracker.apply` takes every event in order (cheap: no rendering) and `current` says what is under
-way: waiting for a reply's first token, thinking, writing the reply or a tool call, running tools, a
-retry's countdown, a compaction, a branch summary or a user shell command; None when idle. Times come
-from the tracker's clock, so a front end computes elapsed seconds with the same clock on its own timer.
+way: waiting for a reply's first token, thinking, writing the reply or a tool call, the user's approval of
+a call, running tools, a retry's countdown, a compaction, a branch summary or a user shell command; None
+when idle. Times come from the tracker's clock, so a front end computes elapsed seconds with the same clock
+on its own timer.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from pi_tui.ai.messages import AssistantMessage, ThinkingContent, ToolCall
 from pi_tui.context.compaction.token_estimate import estimate_tokens
 from pi_tui.session.session_events import (
     AnyEvent,
+    ApprovalAnsweredEvent,
+    ApprovalRequestedEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
     BashEndEvent,
@@ -43,6 +46,7 @@ ActivityKind: TypeAlias = Literal[
     "thinking",
     "writing",
     "calling",
+    "approval",
     "tools",
     "retry",
     "compaction",
@@ -69,7 +73,8 @@ class Activity:
     tools: tuple[RunningTool, ...] = ()
     """`tools`: the calls running, oldest first."""
     name: str = ""
-    """`calling`: the tool whose call is being written; `user_shell`: the command, with its `!` or `!!`."""
+    """`calling`: the tool whose call is being written; `approval`: the tool and what its call would do;
+    `user_shell`: the command, with its `!` or `!!`."""
     compaction: CompactionReasonName | None = None
     recompacting: bool = False
     deadline: float | None = None
@@ -111,6 +116,7 @@ class ActivityTracker:
         self._finished_tokens = 0
         self._streaming_tokens = 0
         self._tools: dict[str, RunningTool] = {}
+        self._approvals: dict[str, tuple[ApprovalRequestedEvent, float]] = {}
         self._retry: AutoRetryStartEvent | None = None
         self._retry_started = 0.0
         self._compaction: CompactionStartEvent | None = None
@@ -128,6 +134,7 @@ class ActivityTracker:
         elif isinstance(event, AgentEndEvent):
             self._run_started = None
             self._tools.clear()
+            self._approvals.clear()
         elif isinstance(event, TurnStartEvent):
             self._set_phase("waiting")
         elif isinstance(event, MessageStartEvent | MessageUpdateEvent) and isinstance(
@@ -149,7 +156,11 @@ class ActivityTracker:
             self._apply_session_event(event)
 
     def _apply_session_event(self, event: AnyEvent) -> None:
-        if isinstance(event, AutoRetryStartEvent):
+        if isinstance(event, ApprovalRequestedEvent):
+            self._approvals[event.tool_call_id] = (event, self._now())
+        elif isinstance(event, ApprovalAnsweredEvent):
+            self._approvals.pop(event.tool_call_id, None)
+        elif isinstance(event, AutoRetryStartEvent):
             self._retry, self._retry_started = event, self._now()
         elif isinstance(event, AutoRetryEndEvent):
             self._retry = None
@@ -173,7 +184,8 @@ class ActivityTracker:
     @property
     def current(self) -> Activity | None:
         """The most specific thing under way: a compaction, a branch summary or a retry hold everything
-        else up; running tools come before a user command, which comes before the reply's phase."""
+        else up; a question to the user comes before the tools (its call has started but waits for the
+        answer); running tools come before a user command, which comes before the reply's phase."""
         tokens = self._finished_tokens + self._streaming_tokens if self._run_started is not None else 0
         if (compaction := self._compaction) is not None:
             return Activity(
@@ -194,6 +206,9 @@ class ActivityTracker:
                 attempt=retry.attempt,
                 max_attempts=retry.max_attempts,
             )
+        if self._approvals:
+            request, asked = next(iter(self._approvals.values()))
+            return Activity("approval", asked, name=f"{request.tool_name} {request.call}".strip())
         if self._tools:
             tools = tuple(sorted(self._tools.values(), key=lambda tool: tool.started))
             return Activity("tools", tools[0].started, tokens, tools=tools)

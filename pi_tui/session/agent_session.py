@@ -118,7 +118,7 @@ class AgentSession(SessionControls):
         self._reload_resources = config.reload_resources or (lambda: load_resources(self.resources.cwd))
         settings = self.resources.settings
         self.tools_by_name = session_tools(self.resources, self.store)
-        self.approval = ApprovalPolicy(config.approve or settings.approval)
+        self.approval = ApprovalPolicy(config.approve or settings.approval, emit=self.emit)
         self.active_tools: list[AgentTool[Any]] = select_tools(self.tools_by_name, config.tool_names)
         existing = self.store.build_context()
         thinking_recorded = has_thinking_entry(self.store)
@@ -268,6 +268,11 @@ class AgentSession(SessionControls):
     @property
     def is_compacting(self) -> bool:
         return self._compaction.is_compacting
+
+    @property
+    def is_summarizing_branch(self) -> bool:
+        """A tree move is under way; only its branch summary call takes time (the rest is store writes)."""
+        return self._tree_signal is not None
 
     def switch_model(self, model: ModelConfig, api_key: str | None) -> None:
         """Use `model` from now on and record it; no event (callers announce why it changed)."""

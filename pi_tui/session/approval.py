@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeAlias
 
 from pi_tui.agent.hooks import BeforeToolCallContext, BeforeToolCallResult
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.session.session_events import AnyEvent, ApprovalAnsweredEvent, ApprovalRequestedEvent
 
 GATED_TOOLS = frozenset({"bash", "write", "edit"})
 """The tools that change files or run commands; the read-only ones never ask."""
@@ -22,6 +23,7 @@ SUMMARY_CHARS = 160
 ApprovalAnswer: TypeAlias = Literal["yes", "no", "always"]
 Approver: TypeAlias = Callable[[str, dict[str, Any]], Awaitable[ApprovalAnswer]]
 DenialText: TypeAlias = Callable[[str], str]
+Emit: TypeAlias = Callable[[AnyEvent], Awaitable[None]]
 
 
 def user_denied_text(tool_name: str) -> str:
@@ -65,10 +67,14 @@ class ApprovalPolicy:
         approver: Approver | None = None,
         *,
         denial_text: DenialText = user_denied_text,
+        emit: Emit | None = None,
     ) -> None:
         self.enabled = enabled
         self.approver = approver
         self.denial_text = denial_text
+        self.emit = emit
+        """Hears `approval_requested` / `approval_answered` around each question (a status line says the
+        run waits for the user, not for the tool)."""
         self.always: set[str] = set()
         """Tool names answered "always" in this session."""
 
@@ -83,7 +89,16 @@ class ApprovalPolicy:
             return None
         if self.approver is None:
             return BeforeToolCallResult(block=True, reason=no_approver_text(name))
-        answer = await _ask(self.approver, name, context.args.model_dump(), signal)
+        args = context.args.model_dump()
+        call_id = context.tool_call.id
+        if self.emit is not None:
+            await self.emit(ApprovalRequestedEvent(call_id, name, describe_call(name, args)))
+        answer: ApprovalAnswer | None = None
+        try:
+            answer = await _ask(self.approver, name, args, signal)
+        finally:
+            if self.emit is not None:
+                await self.emit(ApprovalAnsweredEvent(call_id, answer or "aborted"))
         if answer is None:  # aborted while asking: the loop answers the call as aborted
             return None
         if answer == "always":

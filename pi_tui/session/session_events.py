@@ -210,6 +210,39 @@ class BranchSummaryEndEvent:
         return obj
 
 
+@dataclass(frozen=True)
+class ApprovalRequestedEvent:
+    """Beyond pi: approval mode asks the user whether a call may run (`call`: what it would do, one line)."""
+
+    tool_call_id: str
+    tool_name: str
+    call: str
+    type: Literal["approval_requested"] = field(default="approval_requested", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "call": self.call,
+        }
+
+
+ApprovalOutcome: TypeAlias = Literal["yes", "no", "always", "aborted"]
+
+
+@dataclass(frozen=True)
+class ApprovalAnsweredEvent:
+    """The question is over: answered, or closed by an abort (`aborted`)."""
+
+    tool_call_id: str
+    answer: ApprovalOutcome
+    type: Literal["approval_answered"] = field(default="approval_answered", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "toolCallId": self.tool_call_id, "answer": self.answer}
+
+
 CompactionReasonName: TypeAlias = Literal["manual", "threshold", "overflow"]
 
 
@@ -286,5 +319,7 @@ SessionEvent: TypeAlias = (
     | SessionTreeEvent
     | BranchSummaryStartEvent
     | BranchSummaryEndEvent
+    | ApprovalRequestedEvent
+    | ApprovalAnsweredEvent
 )
 AnyEvent: TypeAlias = AgentEvent | SessionEvent

@@ -25,6 +25,8 @@ from pi_tui.ai.messages import (
 from pi_tui.ai.stream import StreamEvent
 from pi_tui.session.activity import ActivityTracker
 from pi_tui.session.session_events import (
+    ApprovalAnsweredEvent,
+    ApprovalRequestedEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
     BashEndEvent,
@@ -114,6 +116,29 @@ def test_tools_run_in_parallel_and_end_one_by_one() -> None:
     assert current is not None and [(tool.name, tool.started) for tool in current.tools] == [("read", 101)]
     activity.apply(ToolExecutionEndEvent("b", "read", ToolResult(), False))
     assert activity.current is not None and activity.current.kind == "waiting"
+
+
+def test_a_call_waiting_for_approval_is_not_running_yet() -> None:
+    activity, clock = tracker()
+    activity.apply(AgentStartEvent())
+    activity.apply(ToolExecutionStartEvent("a", "bash", {"command": "rm -rf build"}))
+    clock.now = 102
+    activity.apply(ApprovalRequestedEvent("a", "bash", "rm -rf build"))
+    current = activity.current
+    assert current is not None and (current.kind, current.name, current.started) == (
+        "approval",
+        "bash rm -rf build",
+        102,
+    )
+    clock.now = 109
+    activity.apply(ApprovalAnsweredEvent("a", "yes"))
+    current = activity.current
+    assert current is not None and (current.kind, current.started) == ("tools", 100)
+
+    # A question closed by an abort goes with the run.
+    activity.apply(ApprovalRequestedEvent("b", "write", "a.txt (2 lines)"))
+    activity.apply(AgentEndEvent([]))
+    assert activity.current is None
 
 
 def test_retry_countdown_until_the_next_attempt_starts() -> None:

@@ -23,6 +23,7 @@ from pi_tui.session.approval import (
     no_approver_text,
     user_denied_text,
 )
+from pi_tui.session.session_events import ApprovalAnsweredEvent, ApprovalRequestedEvent
 from pi_tui.session.store_opening import SessionChoice
 from pi_tui.session_file.store import SessionStore
 
@@ -181,13 +182,49 @@ async def test_abort_while_asking_cancels_the_question(tmp_path: Path) -> None:
         return "yes"
 
     session.approval.approver = never
+    heard: list[Any] = []
+    session.subscribe(heard.append)
     run = asyncio.create_task(session.prompt("go"))
     await asyncio.wait_for(asked.wait(), 10)
     session.abort()
     await asyncio.wait_for(run, 10)
     assert cancelled.is_set()
+    assert [e.answer for e in heard if isinstance(e, ApprovalAnsweredEvent)] == ["aborted"]
     assert not (tmp_path / "project" / "ran").exists()
     assert results(session)[0][:2] == ("bash", True)
+
+
+async def test_each_question_is_announced_and_its_answer_too(tmp_path: Path) -> None:
+    replies = [
+        ScriptedReply(tool_calls=[call("bash", command="rm -rf build"), call("read", path="x")]),
+        ScriptedReply(tool_calls=[call("bash", command="touch again")]),
+        ScriptedReply(text="done"),
+    ]
+    session, _ = make_session(tmp_path, replies)
+    heard: list[Any] = []
+    session.subscribe(heard.append)
+
+    async def answer(tool_name: str, args: dict[str, Any]) -> ApprovalAnswer:
+        # The question is announced before the answer is awaited (a status line can say so).
+        assert isinstance(heard[-1], ApprovalRequestedEvent)
+        return "no" if args["command"] == "rm -rf build" else "always"
+
+    session.approval.approver = answer
+    await session.prompt("go")
+    questions = [e for e in heard if isinstance(e, ApprovalRequestedEvent | ApprovalAnsweredEvent)]
+    assert [(type(e).__name__, getattr(e, "call", getattr(e, "answer", ""))) for e in questions] == [
+        ("ApprovalRequestedEvent", "rm -rf build"),
+        ("ApprovalAnsweredEvent", "no"),
+        ("ApprovalRequestedEvent", "touch again"),
+        ("ApprovalAnsweredEvent", "always"),
+    ]
+    assert questions[0].tool_call_id == questions[1].tool_call_id != questions[2].tool_call_id
+    assert questions[0].to_json() == {
+        "type": "approval_requested",
+        "toolCallId": questions[0].tool_call_id,
+        "toolName": "bash",
+        "call": "rm -rf build",
+    }
 
 
 def test_describe_call_names_what_would_happen() -> None:

@@ -65,7 +65,8 @@ TRANSCRIPT_EVENTS = frozenset({"session_tree"})
 DOUBLE_ESCAPE_SECONDS = 0.5
 NEXT_PANE = "Next pane: conversation, side panel, editor"
 ABORT = (
-    "Abort the reply, a tool, a shell command, a compaction or a retry; queued messages return to the editor"
+    "Abort the reply, a tool, a shell command, a compaction, a branch summary or a retry; queued messages "
+    "return to the editor"
 )
 WIDE_COLUMNS = 120
 """From this width on the side panel is shown beside the conversation (each gets 60 columns or more);
@@ -255,9 +256,14 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
 
     @property
     def busy(self) -> bool:
-        """A run, a user command or a compaction is under way: something Esc stops."""
+        """A run, a user command, a compaction or a branch summary is under way: something Esc stops."""
         session = self.session
-        return session.is_running or session.is_bash_running or session.is_compacting
+        return (
+            session.is_running
+            or session.is_bash_running
+            or session.is_compacting
+            or session.is_summarizing_branch
+        )
 
     def refresh_footer(self) -> None:
         """Show the session's figures now; the context usage is recounted in a worker and follows."""
@@ -359,8 +365,8 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         await self.show_error(event.text)
 
     async def action_interrupt(self) -> None:
-        """Esc: stop the run, a user command, a compaction or a retry countdown; queued messages go
-        back into the editor. Twice within half a second on an idle, empty editor: the tree."""
+        """Esc: stop the run, a user command, a compaction, a branch summary or a retry countdown; queued
+        messages go back into the editor. Twice within half a second on an idle, empty editor: the tree."""
         session = self.session
         busy = self.busy
         queued = await session.clear_queue()

@@ -1,6 +1,10 @@
 """The status line above the editor while something is under way: a spinner, what it is doing, how long
 it has taken, the run's output tokens so far and "esc to interrupt"; hidden when idle.
 
+Two states say less. A retry's wait names the attempt and "esc to cancel" only: its countdown is the
+conversation's retry line, which stays as the retry's record. A question to the user (approval mode)
+says which call waits and that Esc there answers no: nothing runs, so nothing is timed.
+
 The words come from `ActivityTracker` (fed the session's events by the screen); a timer on this widget
 alone redraws its one line, so the elapsed seconds advance without touching the conversation. The timer
 runs only while the line is shown.
@@ -8,7 +12,6 @@ runs only while the line is shown.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 
@@ -28,6 +31,10 @@ TICK_SECONDS = 0.125
 """The spinner's frame time; the elapsed seconds are redrawn with it."""
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 INTERRUPT = "esc to interrupt"
+CANCEL_RETRY = "esc to cancel"
+DENY = "esc to deny"
+QUESTION_MARK = "?"
+"""Shown in the spinner's place while the run waits for the user's answer."""
 COMPACTION_WORDS = {
     "manual": "Compacting the context",
     "threshold": "Auto-compacting the context",
@@ -45,7 +52,7 @@ def elapsed_text(seconds: float) -> str:
     return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
 
 
-def activity_words(activity: Activity, now: float) -> str:
+def activity_words(activity: Activity) -> str:
     """What is under way, in words (the elapsed time and tokens come after them)."""
     kind = activity.kind
     if kind == "tools":
@@ -60,9 +67,9 @@ def activity_words(activity: Activity, now: float) -> str:
             return "Re-compacting: summarising the same span again"
         return COMPACTION_WORDS[activity.compaction or "manual"]
     if kind == "retry":
-        left = math.ceil((activity.deadline or now) - now)
-        attempt = f"{activity.attempt}/{activity.max_attempts}"
-        return f"Retry {attempt} in {left}s" if left > 0 else f"Retrying ({attempt})"
+        return f"Waiting to retry ({activity.attempt}/{activity.max_attempts})"
+    if kind == "approval":
+        return f"Waiting for your approval: {activity.name}"
     if kind == "calling":
         return f"Writing a call to {activity.name}"
     if kind == "user_shell":
@@ -78,12 +85,17 @@ def activity_words(activity: Activity, now: float) -> str:
 def status_text(activity: Activity, now: float, width: int) -> str:
     """The whole line, cut to `width` in the words so the time and the key stay readable."""
     frame = SPINNER[int(now / TICK_SECONDS) % len(SPINNER)]
-    parts = [elapsed_text(now - activity.started)]
-    if activity.output_tokens:
-        parts.append(f"↓ {format_tokens(activity.output_tokens)} tokens")
-    parts.append(INTERRUPT)
+    if activity.kind == "approval":
+        frame, parts = QUESTION_MARK, [DENY]
+    elif activity.kind == "retry":
+        parts = [CANCEL_RETRY]
+    else:
+        parts = [elapsed_text(now - activity.started)]
+        if activity.output_tokens:
+            parts.append(f"↓ {format_tokens(activity.output_tokens)} tokens")
+        parts.append(INTERRUPT)
     tail = f" ({' · '.join(parts)})"
-    words = " ".join(activity_words(activity, now).split())
+    words = " ".join(activity_words(activity).split())
     room = width - len(tail) - 2
     if len(words) > room:
         words = words[: max(0, room - 1)] + "…"
