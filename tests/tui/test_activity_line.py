@@ -1,6 +1,7 @@
 """The status line above the editor: while something is under way it says what, for how long (its timer
 redraws the seconds with no event arriving), the run's output tokens and "esc to interrupt"; after Esc or
-the end of the work it is gone. Times come from a clock the tests move, never from waiting."""
+the end of the work it is gone. A retry's wait and a question to the user say less (no time, their own
+key). Times come from a clock the tests move, never from waiting."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.session.activity import Activity, RunningTool
 from pi_tui.session_file.entries import CompactionEntry, MessageEntry
+from pi_tui.tui.screens.approval_dialog import ApprovalDialog
 from pi_tui.tui.widgets import activity_line, conversation
 from pi_tui.tui.widgets.activity_line import ActivityLine, activity_words, status_text
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
@@ -29,6 +31,7 @@ from .test_abort_responsive import TICKER, session_work_ended
 SIZE = (160, 48)
 GATED = "until [ -e release ]; do sleep 0.05; done"
 INTERRUPT = "esc to interrupt"
+STATUS_KEYS = (f"{INTERRUPT})", "esc to cancel)", "esc to deny)")
 
 
 class FakeClock:
@@ -53,7 +56,7 @@ def slow(text: str = "", thinking: str = "") -> ScriptedReply:
 
 def status_line(pilot: Pilot[Any]) -> str:
     """The status line as the terminal shows it ("" when it is not on screen)."""
-    lines = [line for line in screen_text(pilot.app).splitlines() if INTERRUPT in line]
+    lines = [line for line in screen_text(pilot.app).splitlines() if line.rstrip().endswith(STATUS_KEYS)]
     return lines[0].strip() if lines else ""
 
 
@@ -152,16 +155,41 @@ async def test_a_finished_reply_leaves_no_status_line(tmp_path: Path, clock: Fak
         await until(lambda: status_line(pilot) == "", pilot=pilot, what="no status line when idle")
 
 
-async def test_a_retry_counts_down(tmp_path: Path, clock: FakeClock) -> None:
+async def test_a_retry_counts_down_once_in_the_conversation(
+    tmp_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The retry line in the conversation counts down and stays as the retry's record; the status line
+    only says a retry waits, so the countdown is not on screen twice."""
+    monkeypatch.setattr(conversation, "clock", clock)
     settings = Settings(retry=RetrySettings(base_delay_ms=600_000, max_delay_ms=600_000, max_retries=2))
     app, _, _ = make_chat_app(tmp_path, [ScriptedReply(error="503 Service Unavailable")], settings=settings)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         terminal_input(pilot, "hello\r")
-        await shows(pilot, "Retry 1/2 in 600s")
-        clock.now += 100
-        await shows(pilot, "Retry 1/2 in 500s")
+        line = await shows(pilot, "Waiting to retry (1/2)")
+        assert line.endswith("(esc to cancel)")
+        await until(
+            lambda: "in 600s" in screen_text(pilot.app), pilot=pilot, what="the conversation's countdown"
+        )
+        assert screen_text(pilot.app).count("600s") == 1
         await abort_and_see_it_gone(pilot)
+
+
+async def test_a_call_waiting_for_approval_says_so(tmp_path: Path, clock: FakeClock) -> None:
+    call = ScriptedToolCall(name="bash", arguments={"command": "rm -rf build"}, id="rm")
+    replies = [ScriptedReply(tool_calls=[call]), ScriptedReply(text="as you wish")]
+    app, session, _ = make_chat_app(tmp_path, replies, settings=Settings(approval=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        terminal_input(pilot, "clean up\r")
+        await until(lambda: isinstance(app.screen, ApprovalDialog), pilot=pilot, what="the question")
+        line = await shows(pilot, "Waiting for your approval: bash rm -rf build")
+        assert line.startswith("? ") and line.endswith("(esc to deny)")  # Esc there answers no
+        assert "Running" not in line
+        await pilot.press("n")
+        await until(lambda: not session.is_running, pilot=pilot, what="the run to end")
+        await until(lambda: status_line(pilot) == "", pilot=pilot, what="the status line to go")
+        assert session.last_assistant_text() == "as you wish"
 
 
 async def two_long_exchanges(pilot: Pilot[Any]) -> None:
@@ -219,6 +247,29 @@ async def test_a_branch_summary_on_a_tree_move(tmp_path: Path, clock: FakeClock)
         assert session.store.leaf_id != first_reply.id  # cancelled: the move did not happen
 
 
+async def test_esc_esc_during_a_branch_summary_stops_it_and_opens_no_tree(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    replies = [ScriptedReply(text="a1"), ScriptedReply(text="a2"), slow(text="## Goal\n" + "gist " * 2_000)]
+    app, session, _ = make_chat_app(tmp_path, replies)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await submit(pilot, "q1")
+        await submit(pilot, "q2")
+        leaf = session.store.leaf_id
+        first_reply = [entry for entry in session.store.entries if isinstance(entry, MessageEntry)][1]
+        screen: Any = app.screen
+        screen._start(screen._navigate(first_reply.id, "summarise", None))
+        await shows(pilot, "Summarising the branch you left")
+        assert screen.busy
+        await pilot.press("escape", "escape")
+        await until(lambda: not session.is_summarizing_branch, pilot=pilot, what="the summary to stop")
+        await until(lambda: status_line(pilot) == "", pilot=pilot, what="the status line to go")
+        await settle(pilot)
+        assert app.screen is screen  # no tree on top of the chat
+        assert session.store.leaf_id == leaf  # cancelled: the move did not happen
+
+
 async def test_a_recompaction_from_the_compactions_pane(tmp_path: Path, clock: FakeClock) -> None:
     summary = ScriptedReply(text="## Goal\nfirst summary")
     app, session, provider = make_chat_app(tmp_path, [*long_replies(), summary, summary])
@@ -243,8 +294,8 @@ def test_every_state_has_its_words() -> None:
         (Activity("calling", 0, name="write"), "Writing a call to write"),
         (Activity("tools", 0, tools=(tool,)), "Running read: README.md"),
         (Activity("tools", 0, tools=(tool, tool)), "Running 2 tools in parallel: read"),
-        (Activity("retry", 0, deadline=4.2, attempt=1, max_attempts=3), "Retry 1/3 in 3s"),
-        (Activity("retry", 0, deadline=1.0, attempt=1, max_attempts=3), "Retrying (1/3)"),
+        (Activity("retry", 0, deadline=4.2, attempt=1, max_attempts=3), "Waiting to retry (1/3)"),
+        (Activity("approval", 0, name="write a.py (2 lines)"), "Waiting for your approval: write a.py"),
         (Activity("compaction", 0, compaction="manual"), "Compacting the context"),
         (Activity("compaction", 0, compaction="threshold"), "Auto-compacting the context"),
         (Activity("compaction", 0, compaction="overflow"), "Context overflow: compacting the context"),
@@ -252,7 +303,7 @@ def test_every_state_has_its_words() -> None:
         (Activity("branch_summary", 0), "Summarising the branch you left"),
         (Activity("user_shell", 0, name="!make test"), "Running !make test"),
     ]
-    assert [activity_words(activity, 1.2)[: len(words)] for activity, words in cases] == [
+    assert [activity_words(activity)[: len(words)] for activity, words in cases] == [
         words for _, words in cases
     ]
 

@@ -380,7 +380,9 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
             self._last_escape = None
             await self.action_tree()
             return
-        self._last_escape = now
+        # A press that stopped something is not the first of a double press: the work may end before
+        # the next press arrives, and that press must not open the tree.
+        self._last_escape = None if busy else now
 
     def action_toggle_tool_output(self) -> None:
         self.query_one(ConversationView).toggle_tool_output()
