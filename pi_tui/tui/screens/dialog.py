@@ -3,6 +3,11 @@
 A dialog supplies its title and its body (`compose_body`); it adds CSS only for what differs (its size,
 the spacing of its parts). Dialogs that warn (a tool call to approve, a compaction about to run) set
 `DEFAULT_CLASSES = "-warning"`: the frame and the title take the theme's warning colour.
+
+The frame is at most 85% of the screen's height and its parts stay inside it: the title is docked at the
+top and the hint (`.dialog-hint`, wrapped to the frame's width) at the bottom, so a scroll area between
+them is at most the height the docks leave (`max-height: 100%`) and scrolls within the frame. In flow, a
+body taller than the frame would push its last rows out of reach.
 """
 
 from __future__ import annotations
@@ -28,12 +33,12 @@ class Dialog(ModalScreen[AnswerT]):
         border: round $accent; background: $surface; padding: 0 1;
     }
     Dialog.-warning > Vertical { border: round $warning; }
-    Dialog .dialog-title { text-style: bold; padding: 0 0 1 0; }
+    Dialog .dialog-title { dock: top; text-style: bold; padding: 0 0 1 0; }
     Dialog.-warning .dialog-title { color: $warning; }
-    Dialog .dialog-hint { color: $text-muted; }
+    Dialog .dialog-hint { dock: bottom; width: 100%; color: $text-muted; }
     Dialog OptionList { height: auto; max-height: 30; }
     Dialog Input { margin: 0 0 1 0; }
-    Dialog VerticalScroll { height: auto; max-height: 30; }
+    Dialog VerticalScroll { height: auto; max-height: 100%; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
