@@ -7,7 +7,9 @@ the spacing of its parts). Dialogs that warn (a tool call to approve, a compacti
 The frame is at most 85% of the screen's height and its parts stay inside it: the title is docked at the
 top and the hint (`.dialog-hint`, wrapped to the frame's width) at the bottom, so a scroll area between
 them is at most the height the docks leave (`max-height: 100%`) and scrolls within the frame. In flow, a
-body taller than the frame would push its last rows out of reach.
+body taller than the frame would push its last rows out of reach. A dialog whose list may be long and
+sits below a search box (`-long-list`: the session tree) takes the frame's whole height and
+gives the list what the box leaves, so the highlighted row is always in sight.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class Dialog(ModalScreen[AnswerT]):
     Dialog.-warning .dialog-title { color: $warning; }
     Dialog .dialog-hint { dock: bottom; width: 100%; color: $text-muted; }
     Dialog OptionList { height: auto; max-height: 30; }
+    Dialog.-long-list > Vertical { height: 85%; }
+    Dialog.-long-list OptionList { height: 1fr; max-height: 100%; }
     Dialog Input { margin: 0 0 1 0; }
     Dialog VerticalScroll { height: auto; max-height: 100%; }
     """

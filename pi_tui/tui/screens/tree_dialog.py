@@ -30,6 +30,7 @@ SaveLabel = Callable[[str, str], str | None]
 
 
 class TreeDialog(Dialog[str | None]):
+    DEFAULT_CLASSES = "-long-list"
     BINDINGS = [
         Binding("ctrl+o", "cycle_filter(1)", "Filter", priority=True),
         Binding("ctrl+shift+o", "cycle_filter(-1)", "Filter back", priority=True),
