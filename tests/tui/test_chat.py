@@ -63,7 +63,9 @@ async def test_submit_streams_reply_and_tool_output(tmp_path: Path) -> None:
 
 
 async def test_escape_aborts_and_returns_queued_text(tmp_path: Path) -> None:
-    slow = ScriptedReply(text="word " * 400, chunk_size=4, delay_s=0.02)
+    # 100 s of streaming: the reply must still be running when the steer is typed, however slowly the keys
+    # arrive (a 10 s reply ended first on a loaded machine, and the steer then started a turn of its own).
+    slow = ScriptedReply(text="word " * 4_000, chunk_size=4, delay_s=0.02)
     app, session, _ = make_chat_app(tmp_path, [slow])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
