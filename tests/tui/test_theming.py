@@ -258,6 +258,12 @@ async def test_a_theme_picked_anywhere_is_saved_and_startup_writes_nothing(tmp_p
         assert settings_path().read_text() == json.dumps({"theme": "pi-light", "defaultProvider": "openai"})
         app.theme = "nord"  # what Textual's "Change theme" palette entry does
         await settle(pilot)
+        # Saved by a thread worker: a loaded machine may run the check below before it wrote.
+        await until(
+            lambda: all(w.is_finished for w in app.workers if w.group == "save-theme"),
+            pilot=pilot,
+            what="the theme saved",
+        )
     assert json.loads(settings_path().read_text()) == {"theme": "nord", "defaultProvider": "openai"}
 
 
