@@ -9,13 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import textual.timer
 
 _ROOT = Path(__file__).resolve().parents[1]
 # The tests folder is not a package; make `tests.support` importable from the repository root.
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from tests.support.clocks import clock_started_at  # noqa: E402
+from tests.support.clocks import StallingTimerClock, clock_started_at  # noqa: E402
 from tests.support.openai_server import keep_alive_server  # noqa: E402
 
 __all__ = ["keep_alive_server"]  # a fixture for every test folder
@@ -44,6 +45,14 @@ def pi_fixtures() -> Path:
 def freshly_booted(monkeypatch: pytest.MonkeyPatch) -> None:
     """`time.monotonic()` reads 0.2 s, as on a machine that has just booted."""
     monkeypatch.setattr(time, "monotonic", clock_started_at(0.2))
+
+
+@pytest.fixture
+def stalling_timers(monkeypatch: pytest.MonkeyPatch) -> StallingTimerClock:
+    """Textual's timers read a clock the test can make jump, as a held-up process sees it."""
+    clock = StallingTimerClock()
+    monkeypatch.setattr(textual.timer, "_time", clock)
+    return clock
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 
@@ -13,3 +14,25 @@ def clock_started_at(start: float) -> Callable[[], float]:
     real = time.monotonic
     offset = real() - start
     return lambda: real() - offset
+
+
+class StallingTimerClock:
+    """Stands in for the clock Textual's timers read. The next `readings` taken by one-shot timers
+    (`set_timer`) each jump a second, as if the process were held up (pre-empted on a busy machine,
+    another thread holding the GIL) between such a timer's start and its first check: the timer then
+    counts its only tick as missed and never calls back. Readings by repeating timers (the screen's
+    refresh) are left alone, so the stall lands where the test means it to."""
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._stalls = 0
+
+    def stall_next(self, readings: int = 2) -> None:
+        self._stalls = readings
+
+    def get_time(self) -> float:
+        timer = sys._getframe(1).f_locals.get("self")
+        if self._stalls and getattr(timer, "_repeat", None) == 0:
+            self._stalls -= 1
+            self._offset += 1.0
+        return time.monotonic() + self._offset

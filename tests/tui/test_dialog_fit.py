@@ -3,12 +3,20 @@ wraps to the frame's width, so nothing is cut off out of reach."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.containers import VerticalScroll
+from textual.widgets import DataTable, OptionList
 
+from pi_tui.session_file.listing import SessionSummary
+from pi_tui.tui.screens.dialog import Dialog
 from pi_tui.tui.screens.dialogs import ChoiceDialog, KeysDialog
+from pi_tui.tui.screens.session_picker import SessionPicker
+from pi_tui.tui.themed_app import ThemedApp
+from tests.support.waiting import until
 
 from .readme_pictures import AUTO_COMPACTION
 from .scenarios import fix_world, keys_then_steady
@@ -48,3 +56,53 @@ async def test_restore_confirmation_shows_its_whole_explanation(
         dialog = app.screen
         assert isinstance(dialog, ChoiceDialog) and len(dialog.hint) > SIZE[0]
         assert " ".join(dialog.hint.split()) in framed_words(screen_text(app))
+
+
+class DialogHost(ThemedApp[None]):
+    def __init__(self, dialog: Dialog[str | None]) -> None:
+        super().__init__()
+        self.dialog = dialog
+
+    def on_mount(self) -> None:
+        self.push_screen(self.dialog)
+
+
+async def _moved_down(app: DialogHost, rows: int, list_type: type[OptionList | DataTable[Any]]) -> str:
+    """The screen once the dialog is up and the highlight has moved `rows` rows down its list."""
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.screen is app.dialog and app.dialog.query(list_type), pilot=pilot)
+        listed = app.dialog.query_one(list_type)
+
+        def count() -> int:
+            return listed.option_count if isinstance(listed, OptionList) else listed.row_count
+
+        def highlighted() -> int | None:
+            return listed.highlighted if isinstance(listed, OptionList) else listed.cursor_row
+
+        await until(lambda: count() > rows, pilot=pilot, what="the list filled")
+        for _ in range(rows):
+            await pilot.press("down")
+        await until(lambda: highlighted() == rows, pilot=pilot)
+        await pilot.pause()
+        return screen_text(app)
+
+
+async def test_a_long_choice_list_keeps_its_title_filter_hint_and_highlighted_row_in_sight() -> None:
+    models = [(f"m{n}", f"model number {n}") for n in range(40)]
+    app = DialogHost(ChoiceDialog("Pick a model", models, hint="enter picks · esc cancels"))
+    text = await _moved_down(app, 15, OptionList)
+    for shown in ("Pick a model", "type to filter", "model number 15", "enter picks · esc cancels"):
+        assert shown in text
+
+
+async def test_a_long_session_list_keeps_its_highlighted_row_in_sight() -> None:
+    def sessions(cwd: str | None) -> list[SessionSummary]:
+        when = datetime(2026, 1, 1, tzinfo=UTC)
+        return [
+            SessionSummary(Path(f"/s/{n}.jsonl"), f"id{n}", "/p", None, None, when, when, 2, f"prompt {n:02}")
+            for n in range(30)
+        ]
+
+    app = DialogHost(SessionPicker("/p", sessions))
+    text = await _moved_down(app, 15, DataTable)
+    assert "search name" in text and "prompt 15" in text  # same times: listed in the lister's order

@@ -19,6 +19,7 @@ from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.markdown_view import MarkdownView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock
 from pi_tui.tui.widgets.parked_markdown import ParkedMarkdown, markdown_source
+from tests.support.clocks import StallingTimerClock
 from tests.support.waiting import until
 
 from .screen_capture import screen_picture
@@ -127,6 +128,17 @@ async def test_a_pass_between_a_scroll_and_its_repaint_rebuilds_what_scrolled_ne
         assert not isinstance(block.children[0], ParkedMarkdown)
         assert pending
         assert markdown_source(block) == REPLY
+
+
+async def test_parking_goes_on_though_the_process_stalled_as_a_pass_was_armed(
+    stalling_timers: StallingTimerClock,
+) -> None:
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.query_one(ConversationView)
+        await pilot.pause()
+        stalling_timers.stall_next()  # the first pass armed by the stream is the one held up
+        await _stream_and_park(pilot, conversation)
 
 
 async def test_a_width_change_rebuilds_parked_segments_at_their_new_height() -> None:

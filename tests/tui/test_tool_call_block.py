@@ -8,6 +8,8 @@ from textual.widgets import Static
 
 from pi_tui.tui.widgets import tool_call_block
 from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
+from tests.support.clocks import StallingTimerClock
+from tests.support.waiting import until
 
 
 class BlockHost(App[None]):
@@ -51,3 +53,16 @@ async def test_a_due_redraw_shows_the_latest_live_output() -> None:
         await pilot.pause(2 * tool_call_block.LIVE_OUTPUT_SECONDS)
         await pilot.pause()
         assert tail_of(app) == "a\nb\nc"
+
+
+async def test_live_output_is_redrawn_though_the_process_stalled_as_its_redraw_was_armed(
+    stalling_timers: StallingTimerClock,
+) -> None:
+    app = BlockHost()
+    async with app.run_test(size=(80, 20)) as pilot:
+        block = app.query_one(ToolCallBlock)
+        block.show_output("a", status="running", live=True)  # drawn at once: nothing drawn yet
+        await pilot.pause()
+        stalling_timers.stall_next()
+        block.show_output("a\nb", status="running", live=True)
+        await until(lambda: tail_of(app) == "a\nb", pilot=pilot, what="the redraw that fell due")

@@ -30,9 +30,11 @@ class ChoiceDialog(Dialog[str | None]):
         self.hint = hint
         self.filterable = filterable
 
-    def compose_body(self) -> ComposeResult:
+    def compose_head(self) -> ComposeResult:
         if self.filterable:
             yield Input(placeholder="type to filter", id="dialog-filter")
+
+    def compose_body(self) -> ComposeResult:
         yield OptionList(*self._options(""), id="dialog-options")
         if self.hint:
             yield Label(self.hint, classes="dialog-hint")

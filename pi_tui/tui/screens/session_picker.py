@@ -68,8 +68,10 @@ class SessionPicker(Dialog[str | None]):
         """The open session's file: it may be renamed here, not deleted."""
         self.loaded = False
 
-    def compose_body(self) -> ComposeResult:
+    def compose_head(self) -> ComposeResult:
         yield Input(placeholder="search name, first message, id, directory", id="picker-search")
+
+    def compose_body(self) -> ComposeResult:
         yield SessionBrowser(id="picker-sessions", search_keys=False)
         yield Label(HINT, id="picker-hint", classes="dialog-hint")
 

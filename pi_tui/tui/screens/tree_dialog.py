@@ -44,8 +44,10 @@ class TreeDialog(Dialog[str | None]):
         self.mode: TreeFilter = mode
         self.lines: list[TreeLine] = []
 
-    def compose_body(self) -> ComposeResult:
+    def compose_head(self) -> ComposeResult:
         yield Input(placeholder="type to search", id="tree-search")
+
+    def compose_body(self) -> ComposeResult:
         yield OptionList(id="tree-options")
         yield Label(HINT, classes="dialog-hint")
 

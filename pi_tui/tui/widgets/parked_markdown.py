@@ -17,10 +17,10 @@ from weakref import WeakKeyDictionary
 
 from textual.containers import ScrollableContainer
 from textual.geometry import Region, Size
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from pi_tui.tui.call_after import call_after
 from pi_tui.tui.widgets.markdown_view import MarkdownView
 
 TIDY_SECONDS = 0.15
@@ -79,13 +79,13 @@ class MarkdownParking:
         """`lock` is the one the container holds while it adds or removes blocks."""
         self._container = container
         self._lock = lock
-        self._timer: Timer | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self._sizes: WeakKeyDictionary[Markdown, Size] = WeakKeyDictionary()
 
     def schedule(self) -> None:
         """Run a tidy pass soon, unless one is already due."""
         if self._timer is None and self._container.is_attached:
-            self._timer = self._container.set_timer(TIDY_SECONDS, self._run)
+            self._timer = call_after(self._container, TIDY_SECONDS, self._run)
 
     async def _run(self) -> None:
         self._timer = None

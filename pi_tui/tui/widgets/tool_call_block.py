@@ -3,6 +3,7 @@ edit or write: the first lines of its diff); a click opens it whole in the Tools
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -10,10 +11,10 @@ from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Static
 
 from pi_tui.tools.diff_lines import DiffLine, diff_of, first_changed_line, parse_diff
+from pi_tui.tui.call_after import call_after
 from pi_tui.tui.tool_calls import first_line_number, split_notice, summarize_args
 from pi_tui.tui.widgets.diff_view import DiffView
 
@@ -83,7 +84,7 @@ class ToolCallBlock(Vertical, can_focus=True):
         self._drawn_at: float | None = None
         """When live output was last drawn; None until the first draw (a monotonic clock may start near
         zero on a freshly booted machine, so no number means "never")."""
-        self._redraw: Timer | None = None
+        self._redraw: asyncio.TimerHandle | None = None
         self._shown_parts: tuple[str, str, str] | None = None
 
     def compose(self) -> ComposeResult:
@@ -130,7 +131,7 @@ class ToolCallBlock(Vertical, can_focus=True):
             if wait <= 0 or not self._ready:
                 self._live_redraw()
             else:
-                self._redraw = self.set_timer(wait, self._live_redraw)
+                self._redraw = call_after(self, wait, self._live_redraw)
 
     def toggle_expanded(self) -> None:
         self.expanded = not self.expanded
@@ -142,7 +143,7 @@ class ToolCallBlock(Vertical, can_focus=True):
 
     def _render_parts(self) -> None:
         if self._redraw is not None:
-            self._redraw.stop()
+            self._redraw.cancel()
             self._redraw = None
         if not self._ready:
             return
