@@ -30,6 +30,7 @@ from pi_tui.modes.session_command_support import fail, open_session, print_json,
 from pi_tui.session.branch_run_model import branch_model
 from pi_tui.session.compaction_ops import (
     COMPACTION_CANCELLED,
+    PreviewBasis,
     compact_store,
     preview_for_store,
     restore_before,
@@ -159,7 +160,7 @@ def run_compact_command(argv: list[str]) -> int:
     settings = load_settings(store.cwd).settings
     if options.preview:
         model, _ = branch_model(store)
-        preview = preview_for_store(store, settings.compaction, model=model)
+        preview = preview_for_store(store, PreviewBasis(settings.compaction, model))
         if isinstance(preview, str):
             return fail(preview)
         if options.json:

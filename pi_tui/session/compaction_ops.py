@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import ThinkingLevel, Usage
@@ -41,10 +41,14 @@ from pi_tui.session.compaction_sizes import (
     RequestPrefix,
     RequestRecords,
     measure_compaction,
+    request_prefix,
 )
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.ids import iso_to_ms
 from pi_tui.session_file.store import SessionError, SessionStore
+
+if TYPE_CHECKING:
+    from pi_tui.session.agent_session import AgentSession
 
 CompactionReason: TypeAlias = Literal["manual", "threshold", "overflow"]
 RESTORE_CUSTOM_TYPE = "pi-tui.restore"
@@ -65,13 +69,22 @@ def prepare_for_store(store: SessionStore, settings: CompactionSettings) -> Comp
     return prepare_compaction(store.get_branch(), settings)
 
 
-def preview_for_store(
-    store: SessionStore,
-    settings: CompactionSettings,
-    *,
-    model: ModelConfig | None = None,
-    prefix: RequestPrefix | None = None,
-) -> CompactionPreview | str:
+@dataclass(frozen=True)
+class PreviewBasis:
+    """What a compaction preview is planned and measured with: the compaction settings, and the model
+    and the prefix (system prompt, tools) the next request sends, when they are known."""
+
+    settings: CompactionSettings
+    model: ModelConfig | None = None
+    prefix: RequestPrefix | None = None
+
+    @classmethod
+    def of_session(cls, session: AgentSession) -> PreviewBasis:
+        """An open session's: its next request is the one the preview measures."""
+        return cls(session.resources.settings.compaction, session.model, request_prefix(session))
+
+
+def preview_for_store(store: SessionStore, basis: PreviewBasis) -> CompactionPreview | str:
     """`/compact --preview`: the preview, or why there is nothing to compact. No model call. Its
     tokens before and after are the whole request's, as `compaction_sizes` measures them."""
     items = store.get_branch()
@@ -79,11 +92,11 @@ def preview_for_store(
 
     def sizer(first_kept_entry_id: str, summary: str) -> tuple[int, int]:
         size = measure_compaction(
-            items, first_kept_entry_id, summary, model=model, prefix=prefix, records=records
+            items, first_kept_entry_id, summary, model=basis.model, prefix=basis.prefix, records=records
         )
         return size.before, size.after
 
-    return preview_compaction(items, settings, sizer)
+    return preview_compaction(items, basis.settings, sizer)
 
 
 @dataclass

@@ -12,13 +12,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, TypeAlias
 
-from pi_tui.config.model_config import ModelConfig
-from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.loss_audit import LossAudit
 from pi_tui.context.compaction.pins import Pin
 from pi_tui.context.compaction.preview import CompactionPreview, PreviewItem, rows_text
 from pi_tui.context.compaction.summary_diff import SectionDiff
-from pi_tui.session.compaction_ops import preview_for_store
+from pi_tui.session.compaction_ops import PreviewBasis, preview_for_store
 from pi_tui.session.compaction_pins import active_pins
 from pi_tui.session.compaction_records import (
     CompactionRecord,
@@ -26,7 +24,7 @@ from pi_tui.session.compaction_records import (
     diff_compaction,
     list_compactions,
 )
-from pi_tui.session.compaction_sizes import RequestPrefix, preview_size_text, size_text
+from pi_tui.session.compaction_sizes import preview_size_text, size_text
 from pi_tui.session.restore_hold import restore_hold
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.store import SessionStore
@@ -213,15 +211,9 @@ PAUSED_AFTER_RESTORE = (
 )
 
 
-def preview_for(
-    store: SessionStore,
-    settings: CompactionSettings,
-    *,
-    model: ModelConfig | None = None,
-    prefix: RequestPrefix | None = None,
-) -> NextCompaction:
-    """The next compaction's preview (no model call); `model` and `prefix` as `preview_for_store`."""
-    preview = next_compaction(preview_for_store(store, settings, model=model, prefix=prefix))
+def preview_for(store: SessionStore, basis: PreviewBasis) -> NextCompaction:
+    """The next compaction's preview (no model call)."""
+    preview = next_compaction(preview_for_store(store, basis))
     if restore_hold(store) is not None:
         preview = replace(preview, paused=PAUSED_AFTER_RESTORE)
     return preview
@@ -253,14 +245,7 @@ class CompactionDetailData:
     preview: NextCompaction
 
 
-def detail_for(
-    store: SessionStore,
-    compaction_id: str,
-    settings: CompactionSettings,
-    *,
-    model: ModelConfig | None = None,
-    prefix: RequestPrefix | None = None,
-) -> CompactionDetailData | None:
+def detail_for(store: SessionStore, compaction_id: str, basis: PreviewBasis) -> CompactionDetailData | None:
     """The detail of one compaction, or None when `compaction_id` is not a compaction of `store`."""
     entry = store.get_entry(compaction_id)
     diff = diff_compaction(store, compaction_id)
@@ -291,5 +276,5 @@ def detail_for(
         unchanged=tuple(section.heading for section in diff if section.status == "unchanged"),
         audit=audit_rows(audit, active_pins(store)),
         audit_note=note,
-        preview=preview_for(store, settings, model=model, prefix=prefix),
+        preview=preview_for(store, basis),
     )

@@ -14,6 +14,7 @@ from pi_tui.context.accounting.record import messages_size
 from pi_tui.context.compaction.pins import Pin
 from pi_tui.session.compaction_ops import (
     RESTORE_CUSTOM_TYPE,
+    PreviewBasis,
     compact_store,
     latest_compaction_ms,
     prepare_for_store,
@@ -201,7 +202,7 @@ async def test_compacting_the_pi_fixture_sends_its_summary_as_previous(
     pi_summary = store.get_entry("25ab72d3")
     assert isinstance(pi_summary, CompactionEntry)
     settings = CompactionSettings(keep_recent_tokens=1000)
-    preview = preview_for_store(store, settings)
+    preview = preview_for_store(store, PreviewBasis(settings))
     assert not isinstance(preview, str) and preview.first_kept_entry_id == "413e3f77"
     provider = ScriptedProvider([ScriptedReply(text="## Goal\nReview logs")])
     outcome = await compact_store(

@@ -17,6 +17,7 @@ from pi_tui.context.compaction.summary_run import SummaryCallFacts
 from pi_tui.context.resources import load_resources
 from pi_tui.modes.compaction_commands import run_compactions_command
 from pi_tui.session.agent_session import AgentSession, SessionConfig
+from pi_tui.session.compaction_ops import PreviewBasis
 from pi_tui.session.compaction_records import audit_compaction, diff_compaction
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.store import SessionStore
@@ -262,7 +263,7 @@ async def test_both_strategies_keep_the_same_file_lists_audit_and_diff(
     assert diff_compaction(stores["auto"], inline.id) is not None
 
     # Where the figures are shown: the Compactions pane's detail and `pi-tui compactions`.
-    detail = detail_for(stores["auto"], inline.id, CompactionSettings())
+    detail = detail_for(stores["auto"], inline.id, PreviewBasis(CompactionSettings()))
     assert detail is not None
     shown = dict(detail.facts)["Summary call"]
     assert shown.startswith("inline: ") and "input tokens from cache" in shown

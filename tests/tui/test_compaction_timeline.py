@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, ListView, Markdown, Static, TabbedContent
 
 from pi_tui.config.settings import CompactionSettings
-from pi_tui.session.compaction_ops import restore_before
+from pi_tui.session.compaction_ops import PreviewBasis, restore_before
 from pi_tui.session.compaction_pins import pin_text
 from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.screens.recompact_dialog import RecompactDialog
@@ -38,6 +38,7 @@ THEMES = ["pi-dark", "pi-light"]
 FIXTURE = "c-auto-compaction.jsonl"
 FIRST, SECOND, THIRD = "4db33679", "f66ec6cb", "25ab72d3"
 SETTINGS = CompactionSettings(keep_recent_tokens=2000)
+BASIS = PreviewBasis(SETTINGS)
 
 
 @pytest.fixture
@@ -91,7 +92,7 @@ def test_an_old_messages_only_figure_is_not_compared_with_the_whole_request(stor
 
 
 def test_detail_diffs_against_the_previous_summary(store: SessionStore) -> None:
-    detail = detail_for(store, SECOND, SETTINGS)
+    detail = detail_for(store, SECOND, BASIS)
     assert detail is not None
     progress = next(section for section in detail.diff if section.heading == "## Progress")
     assert progress.status == "changed"
@@ -104,7 +105,7 @@ def test_detail_diffs_against_the_previous_summary(store: SessionStore) -> None:
 
 
 def test_detail_summary_turns_file_tags_into_markdown(store: SessionStore) -> None:
-    detail = detail_for(store, SECOND, SETTINGS)
+    detail = detail_for(store, SECOND, BASIS)
     assert detail is not None
     assert "<read-files>" not in detail.summary
     assert "### Read files\n\n- `docs/errors.md`\n- `notes.txt`" in detail.summary
@@ -112,19 +113,19 @@ def test_detail_summary_turns_file_tags_into_markdown(store: SessionStore) -> No
 
 
 def test_detail_audit_marks_missing_and_pinned_items(store: SessionStore) -> None:
-    before = detail_for(store, FIRST, SETTINGS)
+    before = detail_for(store, FIRST, BASIS)
     assert before is not None
     missing = [row for row in before.audit if not row.survives]
     assert [(row.kind, row.text) for row in missing] == [("number", "38 bytes")]
     assert before.audit_note == "1 of 3 items missing from the summary"
     pin_text(store, "number", "38 bytes")
-    after = detail_for(store, FIRST, SETTINGS)
+    after = detail_for(store, FIRST, BASIS)
     assert after is not None
     assert [row.text for row in after.audit if row.pinned] == ["38 bytes"]
 
 
 def test_detail_previews_the_next_compaction(store: SessionStore) -> None:
-    detail = detail_for(store, THIRD, SETTINGS)
+    detail = detail_for(store, THIRD, BASIS)
     assert detail is not None
     facts = dict(detail.preview.facts)
     assert facts["Cut before"] == "ae2f91a2"
@@ -133,13 +134,13 @@ def test_detail_previews_the_next_compaction(store: SessionStore) -> None:
 
 
 def test_preview_of_an_empty_session_says_why_not(tmp_path: Path) -> None:
-    nothing = preview_for(SessionStore.in_memory(str(tmp_path)), SETTINGS)
+    nothing = preview_for(SessionStore.in_memory(str(tmp_path)), BASIS)
     assert nothing.unavailable and nothing.rows == ()
 
 
 def test_detail_of_a_non_compaction_is_none(store: SessionStore) -> None:
-    assert detail_for(store, "missing", SETTINGS) is None
-    assert detail_for(store, store.entries[0].id, SETTINGS) is None
+    assert detail_for(store, "missing", BASIS) is None
+    assert detail_for(store, store.entries[0].id, BASIS) is None
 
 
 # --- the pane in a host app -----------------------------------------------------------------------
@@ -162,7 +163,7 @@ class TimelineHost(ThemedApp[None]):
     @on(CompactionTimeline.CompactionSelected)
     def _load(self, event: CompactionTimeline.CompactionSelected) -> None:
         self.received.append(event)
-        self.query_one(CompactionTimeline).show_detail(detail_for(self.store, event.compaction_id, SETTINGS))
+        self.query_one(CompactionTimeline).show_detail(detail_for(self.store, event.compaction_id, BASIS))
 
     @on(CompactionTimeline.RestoreRequested)
     @on(CompactionTimeline.RecompactRequested)

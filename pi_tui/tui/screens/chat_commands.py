@@ -17,8 +17,8 @@ from textual.screen import Screen
 from pi_tui.ai.messages import THINKING_LEVELS
 from pi_tui.config.models import load_registry, resolve_model
 from pi_tui.context.compaction.preview import CompactionPreview, rows_text
-from pi_tui.session.compaction_ops import preview_for_store
-from pi_tui.session.compaction_sizes import estimated, preview_size_text, request_prefix, size_text
+from pi_tui.session.compaction_ops import PreviewBasis, preview_for_store
+from pi_tui.session.compaction_sizes import estimated, preview_size_text, size_text
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.session_file.listing import list_sources
 from pi_tui.session_file.tree_listing import set_label, tree_lines
@@ -83,14 +83,8 @@ class ChatCommands(Screen[None]):
     async def action_compact(self, args: str = "") -> None:
         if "--preview" in args.split():
             session = self.session
-            preview = await asyncio.to_thread(
-                lambda: preview_for_store(
-                    session.store,
-                    session.resources.settings.compaction,
-                    model=session.model,
-                    prefix=request_prefix(session),
-                )
-            )
+            basis = PreviewBasis.of_session(session)
+            preview = await asyncio.to_thread(preview_for_store, session.store, basis)
             text = preview if isinstance(preview, str) else _preview_markdown(preview)
             self.app.push_screen(InfoDialog("Next compaction (preview, no model call)", text))
             return

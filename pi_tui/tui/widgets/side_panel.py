@@ -30,8 +30,8 @@ from pi_tui.agent.events import (
     ToolExecutionUpdateEvent,
 )
 from pi_tui.context.compaction.pins import Pin
+from pi_tui.session.compaction_ops import PreviewBasis
 from pi_tui.session.compaction_pins import pin_text, unpin
-from pi_tui.session.compaction_sizes import request_prefix
 from pi_tui.session.inspector import InspectorCache, build_inspector_data
 from pi_tui.session.restore_hold import restore_cost
 from pi_tui.session.session_events import AnyEvent
@@ -262,9 +262,7 @@ class SidePanel(Vertical):
 
     def _detail(self, compaction_id: str) -> CompactionDetailData | None:
         session = self.session
-        settings = session.resources.settings.compaction
-        prefix = request_prefix(session)
-        return detail_for(session.store, compaction_id, settings, model=session.model, prefix=prefix)
+        return detail_for(session.store, compaction_id, PreviewBasis.of_session(session))
 
     @on(CompactionTimeline.CompactionSelected)
     def _compaction_selected(self, event: CompactionTimeline.CompactionSelected) -> None:
@@ -318,14 +316,7 @@ class SidePanel(Vertical):
     @on(CompactionTimeline.PreviewRequested)
     async def _preview(self) -> None:
         session = self.session
-        preview = await asyncio.to_thread(
-            lambda: preview_for(
-                session.store,
-                session.resources.settings.compaction,
-                model=session.model,
-                prefix=request_prefix(session),
-            )
-        )
+        preview = await asyncio.to_thread(preview_for, session.store, PreviewBasis.of_session(session))
         self.query_one(CompactionTimeline).show_preview(preview)
 
     @on(CompactionDetail.PinToggled)
