@@ -77,9 +77,8 @@ class Activity:
     `user_shell`: the command, with its `!` or `!!`."""
     compaction: CompactionReasonName | None = None
     recompacting: bool = False
-    deadline: float | None = None
-    """`retry`: when the next attempt goes out."""
     attempt: int = 0
+    """`retry`: the attempt waited for, of `max_attempts` (the countdown is the conversation's retry line)."""
     max_attempts: int = 0
 
 
@@ -198,11 +197,9 @@ class ActivityTracker:
         if self._branch_summary_started is not None:
             return Activity("branch_summary", self._branch_summary_started)
         if (retry := self._retry) is not None:
-            deadline = self._retry_started + retry.delay_ms / 1000
             return Activity(
                 "retry",
                 self._retry_started,
-                deadline=deadline,
                 attempt=retry.attempt,
                 max_attempts=retry.max_attempts,
             )

@@ -141,11 +141,11 @@ def test_a_call_waiting_for_approval_is_not_running_yet() -> None:
     assert activity.current is None
 
 
-def test_retry_countdown_until_the_next_attempt_starts() -> None:
+def test_a_retry_wait_until_the_next_attempt_starts() -> None:
     activity, _ = tracker()
     activity.apply(AutoRetryStartEvent(1, 3, 4000, "503"))
     current = activity.current
-    assert current is not None and (current.kind, current.deadline, current.attempt) == ("retry", 104, 1)
+    assert current is not None and (current.kind, current.started, current.attempt) == ("retry", 100, 1)
     activity.apply(AgentStartEvent())
     assert activity.current is not None and activity.current.kind == "waiting"
     activity.apply(AgentEndEvent([]))

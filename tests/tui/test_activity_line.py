@@ -294,7 +294,7 @@ def test_every_state_has_its_words() -> None:
         (Activity("calling", 0, name="write"), "Writing a call to write"),
         (Activity("tools", 0, tools=(tool,)), "Running read: README.md"),
         (Activity("tools", 0, tools=(tool, tool)), "Running 2 tools in parallel: read"),
-        (Activity("retry", 0, deadline=4.2, attempt=1, max_attempts=3), "Waiting to retry (1/3)"),
+        (Activity("retry", 0, attempt=1, max_attempts=3), "Waiting to retry (1/3)"),
         (Activity("approval", 0, name="write a.py (2 lines)"), "Waiting for your approval: write a.py"),
         (Activity("compaction", 0, compaction="manual"), "Compacting the context"),
         (Activity("compaction", 0, compaction="threshold"), "Auto-compacting the context"),
