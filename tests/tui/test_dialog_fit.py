@@ -106,3 +106,13 @@ async def test_a_long_session_list_keeps_its_highlighted_row_in_sight() -> None:
     app = DialogHost(SessionPicker("/p", sessions))
     text = await _moved_down(app, 15, DataTable)
     assert "search name" in text and "prompt 15" in text  # same times: listed in the lister's order
+
+
+async def test_a_long_title_wraps_inside_the_frame() -> None:
+    app = DialogHost(SessionPicker("/p", lambda cwd: []))
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.dialog
+        await until(lambda: isinstance(picker, SessionPicker) and picker.loaded, pilot=pilot)
+        await pilot.pause()
+        assert len(picker.title_text) > SIZE[0]
+        assert " ".join(picker.title_text.split()) in framed_words(screen_text(app))

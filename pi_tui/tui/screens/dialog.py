@@ -36,7 +36,7 @@ class Dialog(ModalScreen[AnswerT]):
     }
     Dialog.-warning > Vertical { border: round $warning; }
     Dialog .dialog-head { dock: top; height: auto; }
-    Dialog .dialog-title { text-style: bold; padding: 0 0 1 0; }
+    Dialog .dialog-title { width: 100%; text-style: bold; padding: 0 0 1 0; }
     Dialog.-warning .dialog-title { color: $warning; }
     Dialog .dialog-hint { dock: bottom; width: 100%; color: $text-muted; }
     Dialog OptionList { height: auto; max-height: 100%; }
