@@ -59,8 +59,12 @@ def stalling_timers(monkeypatch: pytest.MonkeyPatch) -> StallingTimerClock:
 def _private_homes(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[None]:
-    """No test reads or writes the real `~/.pi-tui` or `~/.pi/agent`."""
+    """No test reads or writes the real `~/.pi-tui` or `~/.pi/agent`, nor reads the user's git settings."""
     homes = tmp_path_factory.mktemp("homes")
     monkeypatch.setenv("PI_TUI_HOME", str(homes / "pi-tui"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(homes / "pi-agent"))
+    # The ignore rules read the user's git excludes file: the machine's must not change what tests list.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(homes / "config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     yield

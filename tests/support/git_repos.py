@@ -11,13 +11,18 @@ from pathlib import Path
 NO_HOME = "/nonexistent/git-test-home"
 
 
-def git_env() -> dict[str, str]:
+USER_CONFIG = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")
+"""What git reads the user's configuration from: isolated unless a test sets them up itself."""
+
+
+def git_env(user_config: bool = False) -> dict[str, str]:
+    isolated = {"HOME": NO_HOME, "XDG_CONFIG_HOME": NO_HOME, "GIT_CONFIG_GLOBAL": os.devnull}
+    if user_config:
+        isolated = {name: os.environ[name] for name in USER_CONFIG if name in os.environ}
     return {
         **os.environ,
-        "HOME": NO_HOME,
-        "XDG_CONFIG_HOME": NO_HOME,
+        **isolated,
         "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
         "GIT_AUTHOR_NAME": "Test",
         "GIT_AUTHOR_EMAIL": "test@example.invalid",
         "GIT_COMMITTER_NAME": "Test",
@@ -29,8 +34,10 @@ def git_env() -> dict[str, str]:
     }
 
 
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, env=git_env(), capture_output=True, text=True, check=False)
+def git(cwd: Path, *args: str, user_config: bool = False) -> str:
+    """Run git in `cwd`; `user_config`: with the user's configuration as the test's environment names it."""
+    env = git_env(user_config)
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed in {cwd}: {done.stderr}")
     return done.stdout
@@ -53,7 +60,9 @@ def committed_repo(path: Path, files: dict[str, str], *, branch: str = "main") -
     return path
 
 
-def visible_to_git(work_tree: Path) -> set[str]:
+def visible_to_git(work_tree: Path, user_config: bool = False) -> set[str]:
     """The files git tracks or would offer to add in `work_tree` (its ignore rules applied)."""
-    listed = git(work_tree, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+    listed = git(
+        work_tree, "ls-files", "--cached", "--others", "--exclude-standard", "-z", user_config=user_config
+    )
     return {name for name in listed.split("\0") if name and not (work_tree / name).is_dir()}

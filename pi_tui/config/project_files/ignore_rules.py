@@ -5,9 +5,11 @@ relative to it. Deeper rules are checked after shallower ones, and in one folder
 `.fdignore` after `.gitignore`, so the last matching rule decides: a deeper `!pattern` re-includes.
 
 `.gitignore` rules belong to one working tree: they stop at the root of a nested one (a submodule, a
-linked worktree, a clone inside the project), as git's own do. `.ignore` and `.fdignore` are not
-git's and go on applying below. A walk starts with the rules of every folder from the enclosing
-working tree's root down to where it starts (only that folder's own outside a working tree).
+linked worktree, a clone inside the project), as git's own do. At a working tree's root, the other files
+git reads (`info/exclude`, the user's excludes file: see `git_excludes`) come first, so `.gitignore`
+rules override them. `.ignore` and `.fdignore` are not git's and go on applying below. A walk starts
+with the rules of every folder from the enclosing working tree's root down to where it starts (only
+that folder's own outside a working tree).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pathlib import Path
 
 import pathspec
 
-from pi_tui.config.project_files.git_root import git_root, is_work_tree_root
+from pi_tui.config.project_files.git_excludes import exclude_files
+from pi_tui.config.project_files.git_root import git_dir_of, git_root
 
 GIT_IGNORE_FILES = (".gitignore",)
 OTHER_IGNORE_FILES = (".ignore", ".fdignore")
@@ -36,11 +39,12 @@ def _prefix(folder: str) -> str:
     return folder if folder.endswith(os.sep) else folder + os.sep
 
 
-def _read_layer(folder: str, names: tuple[str, ...], from_git: bool) -> _Layer | None:
+def _read_layer(folder: str, files: list[str], from_git: bool) -> _Layer | None:
+    """The rules of `files` (paths, read in order), for the paths below `folder`."""
     lines: list[str] = []
-    for name in names:
+    for path in files:
         try:
-            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as file:
+            with open(path, encoding="utf-8", errors="replace") as file:
                 lines.extend(file.read().splitlines())
         except OSError:
             continue  # absent or unreadable: no rules
@@ -72,10 +76,14 @@ class IgnoreRules:
         the `.gitignore` rules from above)."""
         directory = os.fspath(folder)
         layers = self.layers
-        if any(layer.from_git for layer in layers) and is_work_tree_root(directory):
+        sources = [(GIT_IGNORE_FILES, True), (OTHER_IGNORE_FILES, False)]
+        files = [[os.path.join(directory, name) for name in names] for names, _ in sources]
+        git_dir = git_dir_of(directory)
+        if git_dir is not None:
             layers = tuple(layer for layer in layers if not layer.from_git)
-        for names, from_git in ((GIT_IGNORE_FILES, True), (OTHER_IGNORE_FILES, False)):
-            layer = _read_layer(directory, names, from_git)
+            files[0] = [*map(os.fspath, exclude_files(git_dir)), *files[0]]
+        for paths, (_, from_git) in zip(files, sources, strict=True):
+            layer = _read_layer(directory, paths, from_git)
             if layer is not None:
                 layers = (*layers, layer)
         return self if layers is self.layers else IgnoreRules(layers)
