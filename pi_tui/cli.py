@@ -98,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--session", metavar="PATH|ID", help="continue this session (a path or an id prefix)"
     )
     session.add_argument(
+        "--fork",
+        metavar="PATH|ID",
+        help="start a new session here holding a copy of this one (a path or an id prefix)",
+    )
+    session.add_argument(
         "-c", "--continue", dest="continue_recent", action="store_true", help="continue the latest session"
     )
     session.add_argument(
@@ -131,6 +136,7 @@ def run_options(namespace: argparse.Namespace) -> RunOptions:
         tools=tools,
         session=SessionChoice(
             session=namespace.session,
+            fork=namespace.fork,
             continue_recent=namespace.continue_recent,
             no_session=namespace.no_session,
             session_dir=namespace.session_dir,
@@ -190,6 +196,18 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stderr.write(f"pi-tui: {error}\n")
         return 2
     options = run_options(namespace)
+    combined = [
+        flag
+        for flag, given in (
+            ("--session", namespace.session),
+            ("--continue", namespace.continue_recent),
+            ("--resume", namespace.resume),
+            ("--no-session", namespace.no_session),
+        )
+        if given
+    ]
+    if namespace.fork and combined:
+        parser.error(f"--fork cannot be combined with {', '.join(combined)}")
     if options.tools is not None:
         from pi_tui.tools.registry import ALL_TOOL_NAMES
 

@@ -40,6 +40,13 @@ def test_unknown_flag_is_a_usage_error(tmp_path: Path) -> None:
     assert "unrecognized arguments: --no-such-flag" in result.stderr
 
 
+def test_fork_with_another_session_flag_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_cli("--fork", "0190", "-c", "--no-session", "-p", "hi", home=tmp_path)
+    assert result.returncode == 2
+    assert "--fork cannot be combined with --continue, --no-session" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -1,7 +1,7 @@
 """Opening the store of a session: the one way in for the command line, the TUI and session switches.
 
-`open_store` is what `--session`, `-c`, `--no-session` and a plain start ask for, the same for the
-interactive TUI and the headless print mode. `open_session_file` continues an existing file (also
+`open_store` is what `--session`, `--fork`, `-c`, `--no-session` and a plain start ask for, the same
+for the interactive TUI and the headless print mode. `open_session_file` continues an existing file (also
 `/resume`); `new_store` starts an empty session (also `/new`).
 
 A session continues in its own working directory (the header's). When that directory is gone the
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pi_tui.config.paths import pi_sessions_root, session_dir_for_cwd, sessions_root
 from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
-from pi_tui.session_file.store import SessionStore
+from pi_tui.session_file.store import SessionError, SessionStore
 
 
 class SessionOpenError(Exception):
@@ -41,6 +41,8 @@ class SessionChoice:
     """Which session a command line asks for."""
 
     session: str | None = None
+    fork: str | None = None
+    """A session to copy into a new one of the current directory (pi's `--fork`)."""
     continue_recent: bool = False
     no_session: bool = False
     session_dir: str | None = None
@@ -62,18 +64,35 @@ def open_session_file(path: Path, cwd: str, *, here: bool = False) -> SessionSto
     return SessionStore.open(path, cwd=cwd)
 
 
+def fork_session_file(source: Path, cwd: str, folder: Path) -> SessionStore:
+    """A new session of `cwd`, filed in `folder`, holding every entry of `source` (its whole tree) as
+    written, with `source` as its parent session; written at once. `source` is left as it was."""
+    if not source.is_file():
+        raise SessionOpenError(f"no session file to fork at {source}")
+    try:
+        return SessionStore.fork_from(source, cwd, folder)
+    except (SessionError, OSError) as error:
+        raise SessionOpenError(str(error)) from None
+
+
+def _session_file(arg: str, cwd: str, root: Path) -> Path:
+    target = resolve_session_arg(arg, cwd, root=root, pi_root=pi_sessions_root())
+    if isinstance(target, SessionArgError):
+        raise SessionOpenError(target.message)
+    return target
+
+
 def open_store(choice: SessionChoice, cwd: str, *, cwd_override: bool = False) -> SessionStore:
     """The store `choice` asks for, standing in `cwd`; raises `SessionOpenError` with a clear message.
     `cwd_override` (`--here`): a session whose working directory is gone continues in `cwd`."""
     if choice.no_session:
         return new_store(cwd, None)
     root = sessions_root(choice.session_dir)
-    if choice.session:
-        target = resolve_session_arg(choice.session, cwd, root=root, pi_root=pi_sessions_root())
-        if isinstance(target, SessionArgError):
-            raise SessionOpenError(target.message)
-        return open_session_file(target, cwd, here=cwd_override)
     folder = session_dir_for_cwd(cwd, root)
+    if choice.session:
+        return open_session_file(_session_file(choice.session, cwd, root), cwd, here=cwd_override)
+    if choice.fork:
+        return fork_session_file(_session_file(choice.fork, cwd, root), cwd, folder)
     if choice.continue_recent:
         return SessionStore.continue_recent(cwd, folder)
     return new_store(cwd, folder)

@@ -169,3 +169,37 @@ def test_a_session_file_continues_in_its_own_cwd_when_it_exists(project: Project
     elsewhere.mkdir()
     store = open_session_file(project.older, str(elsewhere), here=True)
     assert store.cwd == str(project.cwd)
+
+
+async def test_both_front_ends_fork_a_session_into_a_new_file_of_this_directory(
+    openai_server: OpenAIServer, project: Project, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    source = _session(project.folder.parent / "other" / "s.jsonl", "0190cccc-source", elsewhere, 3000)
+    source_bytes = source.read_bytes()
+    choice = project.choice(fork="0190cccc")
+
+    forked = open_store(choice, str(project.cwd))
+    assert forked.path is not None and forked.path.parent == project.folder
+    assert forked.cwd == str(project.cwd) and forked.session_id != "0190cccc-source"
+    written = read_objects(forked.path)
+    assert written[0]["parentSession"] == str(source) and written[0]["cwd"] == str(project.cwd)
+    assert written[1:] == read_objects(source)[1:]
+
+    tui = await _tui_store(project, openai_server, choice)
+    assert isinstance(tui, SessionStore) and tui.path not in (forked.path, source)
+    code, err = await _headless_run(project, openai_server, choice)
+    assert code == 0, err
+    newest = max(project.folder.glob("*.jsonl"), key=lambda path: path.stat().st_mtime_ns)
+    assert newest not in (forked.path, tui.path) and _last_reply(newest) == "done"
+    assert source.read_bytes() == source_bytes
+
+
+async def test_a_fork_of_nothing_is_refused_alike(openai_server: OpenAIServer, project: Project) -> None:
+    choice = project.choice(fork=str(project.cwd / "missing.jsonl"))
+    tui = await _tui_store(project, openai_server, choice)
+    assert isinstance(tui, str) and "no session file to fork" in tui
+    code, err = await _headless_run(project, openai_server, choice)
+    assert code == 1 and "no session file to fork" in err and "Traceback" not in err
+    assert len(list(project.folder.glob("*.jsonl"))) == 2  # the two sessions there, nothing new
