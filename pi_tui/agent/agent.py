@@ -21,6 +21,7 @@ from pi_tui.agent.events import (
     AgentEvent,
 )
 from pi_tui.agent.hooks import AfterToolCallHook, BeforeToolCallHook
+from pi_tui.agent.listeners import Listeners
 from pi_tui.agent.loop import run_continue, run_prompt
 from pi_tui.agent.loop_types import (
     DEFAULT_TOOL_EXECUTION,
@@ -103,7 +104,7 @@ class Agent:
         self.state.messages = messages
         self._steering = PendingMessageQueue(self.options.steering_mode)
         self._follow_up = PendingMessageQueue(self.options.follow_up_mode)
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[Listener] = Listeners()
         self._emit_lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._signal: AbortSignal | None = None
@@ -112,13 +113,7 @@ class Agent:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call `listener(event, signal)` for every event; returns a function that unsubscribes."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     # --- queues --------------------------------------------------------------------------------
 
@@ -340,7 +335,7 @@ class Agent:
         signal = self._signal or AbortSignal()
         async with self._emit_lock:
             self.state.apply(event)
-            for listener in list(self._listeners):
+            for listener in self._listeners:
                 await maybe_await(listener(event, signal))
 
 

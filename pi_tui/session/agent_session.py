@@ -20,6 +20,7 @@ from typing import Any, TypeAlias
 
 from pi_tui.agent.agent import Agent, AgentOptions
 from pi_tui.agent.events import AgentEvent, MessageEndEvent, MessageStartEvent
+from pi_tui.agent.listeners import Listeners
 from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.convert import convert_to_llm
@@ -106,7 +107,7 @@ class AgentSession(SessionControls):
         self._api_key = config.api_key
         remember_key(config.api_key)  # hidden from every command and export from now on
         self._http_pool = config.http_pool
-        self._listeners: list[SessionListener] = []
+        self._listeners: Listeners[SessionListener] = Listeners()
         self._recovery = FailureRecovery(self)
         self._compaction = AutoCompaction(self)
         self.confirm_compaction: ConfirmCompaction | None = None
@@ -181,13 +182,7 @@ class AgentSession(SessionControls):
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         """Receive every event, in order; listeners are awaited one after another."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal) -> None:
         message = event.message if isinstance(event, MessageStartEvent) else None
@@ -203,7 +198,7 @@ class AgentSession(SessionControls):
 
     async def emit(self, event: AnyEvent) -> None:
         """Hand `event` to every listener in turn (agent events and the session's own)."""
-        for listener in list(self._listeners):
+        for listener in self._listeners:
             result = listener(event)
             if result is not None:
                 await result

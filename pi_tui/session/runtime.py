@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeAlias
 
+from pi_tui.agent.listeners import Listeners
 from pi_tui.agent.maybe_await import maybe_await
 from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import ThinkingLevel, UserMessage
@@ -76,7 +77,7 @@ class AgentSessionRuntime:
         self._api_key = options.api_key
         self._subscribers: list[SessionListener] = []
         self._unsubscribe: list[Callable[[], None]] = []
-        self._replaced_listeners: list[ReplacedListener] = []
+        self._replaced_listeners: Listeners[ReplacedListener] = Listeners()
         self.http_pool = HttpPool()
         self.services = services or options.services_factory(Path(store.cwd))
         self.session = self._make_session(store, self.services, options.thinking_level)
@@ -102,13 +103,7 @@ class AgentSessionRuntime:
 
     def on_session_replaced(self, listener: ReplacedListener) -> Callable[[], None]:
         """Called with the new session after every replacement (the front end's rebind hook)."""
-        self._replaced_listeners.append(listener)
-
-        def remove() -> None:
-            if listener in self._replaced_listeners:
-                self._replaced_listeners.remove(listener)
-
-        return remove
+        return self._replaced_listeners.add(listener)
 
     def _rebind_subscribers(self) -> None:
         for unsubscribe in self._unsubscribe:
@@ -152,7 +147,7 @@ class AgentSessionRuntime:
         self.services = await asyncio.to_thread(self._options.services_factory, Path(store.cwd))
         self.session = self._make_session(store, self.services, None)
         self._rebind_subscribers()
-        for listener in list(self._replaced_listeners):
+        for listener in self._replaced_listeners:
             await maybe_await(listener(self.session, reason))
         return self.session
 
