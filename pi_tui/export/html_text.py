@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from datetime import UTC, datetime
 
+from pi_tui.session_file.ids import iso_to_ms
 from pi_tui.tools.stream_sanitizer import sanitize_text
 
 
@@ -36,11 +37,11 @@ def when(iso_or_ms: str | int | None) -> str:
     """A timestamp as `YYYY-MM-DD HH:MM:SS UTC` (ISO strings and epoch milliseconds); '' if unknown."""
     if iso_or_ms is None or iso_or_ms == "" or iso_or_ms == 0:
         return ""
+    ms = iso_or_ms if isinstance(iso_or_ms, int) else iso_to_ms(iso_or_ms)
+    if ms is None:
+        return str(iso_or_ms)
     try:
-        if isinstance(iso_or_ms, int):
-            moment = datetime.fromtimestamp(iso_or_ms / 1000, UTC)
-        else:
-            moment = datetime.fromisoformat(iso_or_ms.replace("Z", "+00:00")).astimezone(UTC)
+        moment = datetime.fromtimestamp(ms / 1000, UTC)
     except (ValueError, OverflowError, OSError):
         return str(iso_or_ms)
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -27,6 +27,7 @@ from pi_tui.session.compaction_records import (
 from pi_tui.session.compaction_sizes import preview_size_text, size_text
 from pi_tui.session.restore_hold import restore_hold
 from pi_tui.session_file.entries import CompactionEntry
+from pi_tui.session_file.ids import iso_to_ms
 from pi_tui.session_file.store import SessionStore
 
 ON_BRANCH_MARKER = "●"
@@ -70,11 +71,10 @@ TIMELINE_COLUMNS: tuple[tuple[str, str], ...] = (
 
 def local_time(timestamp: str, *, seconds: bool = True) -> str:
     """`2026-11-29T23:15:12.049Z` → `11-29 23:15:12` in local time (the raw text if unparsable)."""
-    try:
-        parsed = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-    except ValueError:
+    ms = iso_to_ms(timestamp)
+    if ms is None:
         return timestamp
-    return parsed.astimezone().strftime("%m-%d %H:%M:%S" if seconds else "%m-%d %H:%M")
+    return datetime.fromtimestamp(ms / 1000).strftime("%m-%d %H:%M:%S" if seconds else "%m-%d %H:%M")
 
 
 def row_for(record: CompactionRecord) -> TimelineRow:
