@@ -19,6 +19,12 @@ before it. It tests the wrong set (whether the child is itself an ancestor on fi
 ancestor holds it), so a block whose own child grew is not filed under the conversation. When another
 block is mounted in the same frame, the stream layout reuses the grown block's old height: the tail of a
 command aborted with Esc ("Command aborted") was cut off under the "Aborted." reply that followed it.
+
+Stream layout widths: `StreamLayout` places a child inside its horizontal margins but measures its height
+as if it had none (the container's width less the child's gutter only). A tool block, indented by a left
+margin, was measured two cells wider than it is drawn: a line that wraps once more at its real width
+(a long spill path in a truncation notice) was cut off. `stream_margin_width` is what such a child
+subtracts in `get_content_height`.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Any
 
 from textual import messages
 from textual._compositor import Compositor
+from textual.layouts.stream import StreamLayout
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets._markdown import MarkdownStream
@@ -100,3 +107,13 @@ async def stop_markdown_stream(stream: MarkdownStream) -> None:
         current = asyncio.current_task()
         if current is not None and current.cancelling():
             raise
+
+
+def stream_margin_width(widget: Widget) -> int:
+    """The horizontal margins a `layout: stream` parent leaves out when it measures `widget`'s height
+    (see the module docstring); 0 under any other layout, which measures inside the margins."""
+    parent = widget.parent
+    if not isinstance(parent, Widget) or not isinstance(parent.layout, StreamLayout):
+        return 0
+    margin = widget.styles.margin
+    return margin.left + margin.right

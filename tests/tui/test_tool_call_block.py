@@ -6,10 +6,14 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from pi_tui.tui.themed_app import ThemedApp
 from pi_tui.tui.widgets import tool_call_block
+from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.clocks import StallingTimerClock
 from tests.support.waiting import until
+
+from .screen_capture import screen_text
 
 
 class BlockHost(App[None]):
@@ -66,3 +70,24 @@ async def test_live_output_is_redrawn_though_the_process_stalled_as_its_redraw_w
         stalling_timers.stall_next()
         block.show_output("a\nb", status="running", live=True)
         await until(lambda: tail_of(app) == "a\nb", pilot=pilot, what="the redraw that fell due")
+
+
+class ConversationHost(ThemedApp[None]):
+    def compose(self) -> ComposeResult:
+        yield ConversationView()
+
+
+async def test_a_block_in_the_conversation_is_as_tall_as_its_lines_at_the_width_it_is_drawn() -> None:
+    """The conversation's stream layout measured a block two cells wider than it drew it (its left
+    margin): a notice that wraps onto one more line there lost its last line."""
+    app = ConversationHost()
+    async with app.run_test(size=(62, 20)) as pilot:
+        conversation = app.query_one(ConversationView)
+        block = ToolCallBlock("c1", "bash", {"command": "seq 3"})
+        await conversation.mount(block)
+        notice_width = block.query_one(".tool-notice").content_region.width or 55
+        notice = "[" + "x" * notice_width + "]"  # one line two cells wider, two lines here
+        block.show_output(f"1\n2\n3\n\n{notice}", status="done")
+        await until(lambda: "x]" in screen_text(app), pilot=pilot, what="the notice's last line")
+        drawn = sum(child.outer_size.height for child in block.children if child.display)
+        assert block.content_size.height == drawn

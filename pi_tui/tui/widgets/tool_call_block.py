@@ -10,11 +10,13 @@ from typing import Any
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Static
 
 from pi_tui.tools.diff_lines import DiffLine, diff_of, first_changed_line, parse_diff
 from pi_tui.tui.call_after import call_after
+from pi_tui.tui.textual_fixes import stream_margin_width
 from pi_tui.tui.tool_calls import first_line_number, split_notice, summarize_args
 from pi_tui.tui.widgets.diff_view import DiffView
 
@@ -86,6 +88,10 @@ class ToolCallBlock(Vertical, can_focus=True):
         zero on a freshly booted machine, so no number means "never")."""
         self._redraw: asyncio.TimerHandle | None = None
         self._shown_parts: tuple[str, str, str] | None = None
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Measured at the width it is drawn at, inside its left margin (see `stream_margin_width`).
+        return super().get_content_height(container, viewport, width - stream_margin_width(self))
 
     def compose(self) -> ComposeResult:
         yield Static(self._head(), classes="tool-head", markup=False)
