@@ -146,6 +146,27 @@ async def test_on_80_columns_an_open_pane_replaces_the_conversation_and_f6_skips
         assert isinstance(focused(app), PromptArea)
 
 
+async def test_on_80_columns_esc_closes_the_pane_and_is_not_the_first_of_a_double_press(
+    tmp_path: Path,
+) -> None:
+    app = two_reads(tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot)
+        await submit(pilot, "read both")
+        screen = chat(app)
+        conversation = screen.query_one(ConversationView)
+        await pilot.press("f4")
+        await settle(pilot)
+        assert not conversation.display
+        await pilot.press("escape")
+        await settle(pilot)
+        assert conversation.display and not screen.query_one("#side").display
+        assert isinstance(focused(app), PromptArea)
+        assert not isinstance(app.screen, TreeDialog)
+        await pilot.press("escape", "escape")  # now the session tree, as anywhere else
+        await until(lambda: isinstance(app.screen, TreeDialog), pilot=pilot, what="the tree")
+
+
 async def test_f11_maximises_the_focused_pane_and_restores_it(tmp_path: Path) -> None:
     app = two_reads(tmp_path)
     async with app.run_test(size=WIDE) as pilot:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from textual import on, work
@@ -66,7 +65,7 @@ DOUBLE_ESCAPE_SECONDS = 0.5
 NEXT_PANE = "Next pane: conversation, side panel, editor"
 ABORT = (
     "Abort the reply, a tool, a shell command, a compaction, a branch summary or a retry; queued messages "
-    "return to the editor"
+    "return to the editor. Idle on a narrow screen: close the pane shown in the conversation's place"
 )
 WIDE_COLUMNS = 120
 """From this width on the side panel is shown beside the conversation (each gets 60 columns or more);
@@ -276,7 +275,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         model = session.model
         self.query_one(StatusFooter).show(
             FooterData(
-                cwd=_home_relative(str(session.resources.cwd)),
+                cwd=str(session.resources.cwd),
                 git_branch=self._git_branch,
                 session_name=session.store.get_session_name(),
                 input_tokens=totals.input,
@@ -365,14 +364,18 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         await self.show_error(event.text)
 
     async def action_interrupt(self) -> None:
-        """Esc: stop the run, a user command, a compaction, a branch summary or a retry countdown; queued
-        messages go back into the editor. Twice within half a second on an idle, empty editor: the tree."""
+        """Esc: stop the run, a user command, a compaction, a branch summary or a retry countdown (queued
+        messages go back into the editor); idle, close a pane in the conversation's place, or twice
+        within half a second on an empty editor, open the tree."""
         session = self.session
         busy = self.busy
         queued = await session.clear_queue()
         if queued:
             self.query_one(PromptArea).put_back(queued)
         session.abort()
+        if not busy and self.close_pane_in_conversations_place():
+            self._last_escape = None  # nor is a press that closed the pane the first of a double press
+            return
         now = time.monotonic()
         editor_empty = not self.query_one(PromptArea).text.strip()
         last = self._last_escape
@@ -392,8 +395,3 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
 
     def action_clear_editor(self) -> None:
         self.query_one(PromptArea).clear()
-
-
-def _home_relative(path: str) -> str:
-    home = str(Path.home())
-    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path

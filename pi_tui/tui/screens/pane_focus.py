@@ -152,6 +152,14 @@ class PaneFocus(Screen[None]):
             self.set_focus(self.query_one(PromptArea))
         self.call_after_refresh(self.side_panel.catch_up)
 
+    def close_pane_in_conversations_place(self) -> bool:
+        """On a narrow screen, hide the side panel if it stands in the conversation's place (the editor
+        takes the keys); False when there was none."""
+        if not (self.has_class("-narrow") and self.side_shown):
+            return False
+        self.action_toggle_side()
+        return True
+
     def action_pane_context(self, args: str = "") -> None:
         self.show_pane("pane-context")
 

@@ -4,6 +4,7 @@ on line 2, model and thinking level on the right."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -66,7 +67,7 @@ class StatusFooter(Vertical):
             yield Static("", id="footer-model", markup=False)
 
     def show(self, data: FooterData) -> None:
-        where = data.cwd + (f" ({data.git_branch})" if data.git_branch else "")
+        where = _home_relative(data.cwd) + (f" ({data.git_branch})" if data.git_branch else "")
         if data.session_name:
             where += f" • {data.session_name}"
         if data.demo:
@@ -95,3 +96,8 @@ class StatusFooter(Vertical):
         self.query_one("#footer-where", Static).update(where)
         self.query_one("#footer-usage", Static).update(" ".join(part for part in parts if part))
         self.query_one("#footer-model", Static).update(model)
+
+
+def _home_relative(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
