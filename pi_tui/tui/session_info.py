@@ -28,9 +28,14 @@ def _tokens(input_tokens: int, output: int, cache_read: int, cache_write: int) -
 
 
 def session_info_markdown(
-    stats: SessionStats, totals: UsageTotals, context_tokens: int | None, window_source: str | None = None
+    stats: SessionStats,
+    totals: UsageTotals,
+    context_tokens: int | None,
+    window_source: str | None = None,
+    *,
+    estimated: bool = False,
 ) -> str:
-    """`context_tokens`: the footer's figure (None while it is being counted)."""
+    """`context_tokens`: the footer's figure (None while it is being counted; `estimated`: an estimate)."""
     replies_count = _count(stats.assistant_messages, "reply")
     counts = (
         f"{stats.total_messages:,}: {stats.user_messages:,} from you, {replies_count}, "
@@ -54,7 +59,8 @@ def session_info_markdown(
             size = f"being counted, of {usage.context_window:,} tokens"
         else:
             share = 100 * context_tokens / usage.context_window if usage.context_window else 0.0
-            size = f"{context_tokens:,} of {usage.context_window:,} tokens ({share:.1f}%)"
+            mark = "~" if estimated else ""
+            size = f"{mark}{context_tokens:,} of {usage.context_window:,} tokens ({share:.1f}%)"
         source = window_source or usage.window_source
         rows.append(("Context", size + (f"; window: {source}" if source else "")))
     # A list, not a table: the dialog's Markdown table squeezes the first column to a few letters.

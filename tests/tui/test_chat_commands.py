@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from textual.command import CommandList
-from textual.widgets import DataTable, Input, Label, OptionList
+from textual.widgets import DataTable, Input, Label, OptionList, Static
 
 from pi_tui.ai.scripted import ScriptedReply
+from pi_tui.session.inspector import build_inspector_data
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, KeysDialog, TextDialog
@@ -105,6 +106,27 @@ async def test_compact_command_summarises(tmp_path: Path) -> None:
         assert any(isinstance(entry, CompactionEntry) for entry in session.store.entries)
         texts = [str(widget.render()) for widget in chat(app).query_one(ConversationView).children]
         assert any(text.startswith("Compacted ") and "→" in text for text in texts)
+
+
+async def test_after_a_compaction_the_footer_shows_the_context_panes_estimate(tmp_path: Path) -> None:
+    """pi shows `?` from a compaction until a reply reports usage; the estimate is known meanwhile."""
+    replies = [ScriptedReply(text="answer " * 400), ScriptedReply(text="answer two " * 300)]
+    replies += [ScriptedReply(text="## Goal\nShip it."), ScriptedReply(text="## Original Request\nx")]
+    app, session, _ = make_chat_app(tmp_path, replies)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await two_turns_then_compact(pilot, session)
+        screen = chat(app)
+        await until(lambda: screen.context_estimated, pilot=pilot, what="the footer's estimate")
+        data = build_inspector_data(session.store, session.resources.settings, session.model)
+        assert data.usage is not None and data.usage.tokens is None  # pi's figure: unknown
+        assert screen.context_tokens == data.geometry.used_tokens
+        shown = str(screen.query_one("#footer-context", Static).render())
+        assert shown.startswith("~") and "?" not in shown
+        await submit(pilot, "/session")
+        assert (
+            isinstance(app.screen, InfoDialog) and f"~{data.geometry.used_tokens:,} of" in app.screen.markdown
+        )
 
 
 async def two_questions_then_tree(pilot: Any) -> TreeDialog:

@@ -21,7 +21,6 @@ from textual.widgets import Footer
 
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.project_files.git_branch import git_branch
-from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.session.approval import ApprovalAnswer
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
@@ -30,6 +29,7 @@ from pi_tui.session_file.usage_totals import usage_totals
 from pi_tui.tui.bridge import FRAME_SECONDS, EventBridge, SessionEvents
 from pi_tui.tui.command_provider import SlashCommandProvider
 from pi_tui.tui.completion_tokens import ResourceCompleter
+from pi_tui.tui.footer_context import FooterContext
 from pi_tui.tui.screens.chat_commands import ChatCommands
 from pi_tui.tui.screens.chat_queue import ChatQueue
 from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS
@@ -120,11 +120,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self.initial_messages = list(initial_messages)
         self._bridge = EventBridge(self)
         self._git_branch: str | None = None
-        self._ledger = BranchLedger()
-        self._ledger_lock = threading.Lock()
-        """The ledger is fed in a worker thread; a worker cancelled by a newer one may still be running."""
-        self._context_tokens: int | None = None
-        """The last counted context usage, shown until a newer count arrives."""
+        self._footer_context = FooterContext()
         self.first_paint = threading.Event()
         """Set once the opened session is on screen: workers that build secondary data wait for it, so
         they do not hold the GIL while the first frame is being made."""
@@ -195,9 +191,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
     async def _session_replaced(self, session: AgentSession, reason: ReplaceReason) -> None:
         session.confirm_compaction = self._confirm_compaction
         session.approval.approver = self._approve_tool_call
-        with self._ledger_lock:
-            self._ledger = BranchLedger()
-        self._context_tokens = None
+        self._footer_context.reset()
         self.query_one(LiveStatus).reset()
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
         await show_opening_notices(self, session)
@@ -251,7 +245,11 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
     @property
     def context_tokens(self) -> int | None:
         """The footer's context size (None until the worker has counted it)."""
-        return self._context_tokens
+        return self._footer_context.tokens
+
+    @property
+    def context_estimated(self) -> bool:
+        return self._footer_context.estimated
 
     @property
     def busy(self) -> bool:
@@ -283,7 +281,8 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
                 cache_read=totals.cache_read,
                 cache_write=totals.cache_write,
                 cost=totals.cost,
-                context_tokens=self._context_tokens,
+                context_tokens=self._footer_context.tokens,
+                context_estimated=self._footer_context.estimated,
                 context_window=model.context_window if model else 0,
                 auto_compaction=session.resources.settings.compaction.enabled,
                 model=model.id if model else None,
@@ -294,21 +293,15 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
 
     @work(thread=True, exclusive=True, group="footer-tokens", exit_on_error=False)
     def _count_context_tokens(self) -> None:
-        """The context usage of the branch, as pi's footer shows it. Off the UI thread: the first count
-        loads tiktoken and counts every message (seconds on a long session); later ones reuse the
-        per-entry counts."""
+        """The footer's context figure (see `FooterContext`), counted after the first paint."""
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         session = self.session
-        model = session.model
-        with self._ledger_lock:
-            self._ledger.reset(session.store.get_branch())
-            usage = self._ledger.context_usage(model.context_window if model else 0)
+        tokens, estimated = self._footer_context.count(session)
         if session is self.session:
-            deliver(self, self._show_context_tokens, usage.tokens if usage is not None else None)
+            deliver(self, self._show_context_tokens, tokens, estimated)
 
-    def _show_context_tokens(self, tokens: int | None) -> None:
-        if tokens != self._context_tokens:
-            self._context_tokens = tokens
+    def _show_context_tokens(self, tokens: int | None, estimated: bool) -> None:
+        if self._footer_context.update(tokens, estimated):
             self._render_footer()
 
     # --- intents ----------------------------------------------------------------------------------

@@ -54,6 +54,9 @@ class ChatCommands(Screen[None]):
         @property
         def context_tokens(self) -> int | None: ...
 
+        @property
+        def context_estimated(self) -> bool: ...
+
         def refresh_footer(self) -> None: ...
 
         def screen_bindings(self) -> list[Binding]: ...
@@ -285,7 +288,10 @@ class ChatCommands(Screen[None]):
     async def action_session_info(self, args: str = "") -> None:
         session = self.session
         markdown = session_info_markdown(
-            session.session_stats(), usage_totals(session.store.entries), self.context_tokens
+            session.session_stats(),
+            usage_totals(session.store.entries),
+            self.context_tokens,
+            estimated=self.context_estimated,
         )
         self.app.push_screen(InfoDialog("Session", markdown))
 

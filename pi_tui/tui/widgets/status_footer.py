@@ -43,6 +43,8 @@ class FooterData:
     model: str | None
     thinking: str | None
     demo: bool = False
+    context_estimated: bool = False
+    """`context_tokens` is an estimate (shown with `~`): pi shows `?` there, after a compaction."""
 
 
 class StatusFooter(Vertical):
@@ -87,7 +89,8 @@ class StatusFooter(Vertical):
             percent = 0.0
         else:
             percent = 100 * data.context_tokens / data.context_window if data.context_window else 0.0
-            context.update(f"{percent:.1f}%/{window}{suffix}")
+            mark = "~" if data.context_estimated else ""
+            context.update(f"{mark}{percent:.1f}%/{window}{suffix}")
         context.set_class(WARN_PERCENT < percent <= ERROR_PERCENT, "-warn")
         context.set_class(percent > ERROR_PERCENT, "-error")
         model = data.model or "no model"

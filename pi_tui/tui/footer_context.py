@@ -1,0 +1,49 @@
+"""The context figure the footer shows, counted off the UI thread.
+
+It is pi's `getContextUsage()`, but where pi shows `?` (after a compaction, until a reply reports usage)
+the Context pane's estimate of the whole request is shown instead, marked as an estimate.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from pi_tui.context.accounting.ledger import BranchLedger
+from pi_tui.session.agent_session import AgentSession
+from pi_tui.session.inspector import build_inspector_data
+
+
+class FooterContext:
+    def __init__(self) -> None:
+        self._ledger = BranchLedger()
+        self._lock = threading.Lock()
+        """The ledger is fed in a worker thread; a worker cancelled by a newer one may still be running."""
+        self.tokens: int | None = None
+        """The last count shown (None until the first count, or without a context window)."""
+        self.estimated = False
+
+    def reset(self) -> None:
+        """Another session: nothing counted yet."""
+        with self._lock:
+            self._ledger = BranchLedger()
+        self.tokens, self.estimated = None, False
+
+    def count(self, session: AgentSession) -> tuple[int | None, bool]:
+        """(tokens, estimated) for the session's branch now; in a worker thread (the first count loads
+        the tokenizer and counts every message, later ones reuse the per-entry counts)."""
+        model = session.model
+        with self._lock:
+            self._ledger.reset(session.store.get_branch())
+            usage = self._ledger.context_usage(model.context_window if model else 0)
+        if usage is None or usage.tokens is not None:
+            return (usage.tokens if usage is not None else None), False
+        settings = session.resources.settings
+        data = build_inspector_data(session.store, settings, model, record_limit=0, with_boundary=False)
+        return data.geometry.used_tokens, True
+
+    def update(self, tokens: int | None, estimated: bool) -> bool:
+        """Keep a newer count; True when it differs from the one shown."""
+        if (tokens, estimated) == (self.tokens, self.estimated):
+            return False
+        self.tokens, self.estimated = tokens, estimated
+        return True
