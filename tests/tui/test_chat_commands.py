@@ -96,10 +96,17 @@ async def two_turns_then_compact(pilot: Any, session: Any) -> None:
     await settle(pilot)
 
 
+TWO_TURNS_AND_THEIR_SUMMARY = [
+    ScriptedReply(text="answer " * 400),
+    ScriptedReply(text="answer two " * 300),
+    ScriptedReply(text="## Goal\nShip it."),
+    ScriptedReply(text="## Original Request\nx"),
+]
+"""Replies for `two_turns_then_compact`: the two turns, then what the summary calls get back."""
+
+
 async def test_compact_command_summarises(tmp_path: Path) -> None:
-    replies = [ScriptedReply(text="answer " * 400), ScriptedReply(text="answer two " * 300)]
-    replies += [ScriptedReply(text="## Goal\nShip it."), ScriptedReply(text="## Original Request\nx")]
-    app, session, _ = make_chat_app(tmp_path, replies)
+    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await two_turns_then_compact(pilot, session)
@@ -110,9 +117,7 @@ async def test_compact_command_summarises(tmp_path: Path) -> None:
 
 async def test_after_a_compaction_the_footer_shows_the_context_panes_estimate(tmp_path: Path) -> None:
     """pi shows `?` from a compaction until a reply reports usage; the estimate is known meanwhile."""
-    replies = [ScriptedReply(text="answer " * 400), ScriptedReply(text="answer two " * 300)]
-    replies += [ScriptedReply(text="## Goal\nShip it."), ScriptedReply(text="## Original Request\nx")]
-    app, session, _ = make_chat_app(tmp_path, replies)
+    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await two_turns_then_compact(pilot, session)

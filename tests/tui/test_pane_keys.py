@@ -125,13 +125,18 @@ async def test_f6_visits_conversation_panel_and_editor_and_skips_the_tool_blocks
         assert isinstance(focused(app), PromptArea)
 
 
+async def after_two_reads(pilot: Any) -> tuple[ChatScreen, ConversationView]:
+    """The chat once the two reads are answered: the screen and its conversation."""
+    await settle(pilot)
+    await submit(pilot, "read both")
+    screen = chat(pilot.app)
+    return screen, screen.query_one(ConversationView)
+
+
 async def test_on_80_columns_an_open_pane_replaces_the_conversation_and_f6_skips_it(tmp_path: Path) -> None:
     app = two_reads(tmp_path)
     async with app.run_test(size=NARROW) as pilot:
-        await settle(pilot)
-        await submit(pilot, "read both")
-        screen = chat(app)
-        conversation = screen.query_one(ConversationView)
+        screen, conversation = await after_two_reads(pilot)
         assert conversation.display and not screen.query_one("#side").display
         await pilot.press("f3")
         await settle(pilot)
@@ -151,10 +156,7 @@ async def test_on_80_columns_esc_closes_the_pane_and_is_not_the_first_of_a_doubl
 ) -> None:
     app = two_reads(tmp_path)
     async with app.run_test(size=NARROW) as pilot:
-        await settle(pilot)
-        await submit(pilot, "read both")
-        screen = chat(app)
-        conversation = screen.query_one(ConversationView)
+        screen, conversation = await after_two_reads(pilot)
         await pilot.press("f4")
         await settle(pilot)
         assert not conversation.display
