@@ -10,14 +10,16 @@ import threading
 
 from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
-from pi_tui.session.inspector import build_inspector_data
+from pi_tui.session.inspector import InspectorCache, build_inspector_data
 
 
 class FooterContext:
     def __init__(self) -> None:
         self._ledger = BranchLedger()
+        self._estimates = InspectorCache()
+        """Follows the branch as the Context pane's does, for the estimate (only read where pi's is `?`)."""
         self._lock = threading.Lock()
-        """The ledger is fed in a worker thread; a worker cancelled by a newer one may still be running."""
+        """Both are fed in a worker thread; a worker cancelled by a newer one may still be running."""
         self.tokens: int | None = None
         """The last count shown (None until the first count, or without a context window)."""
         self.estimated = False
@@ -25,20 +27,22 @@ class FooterContext:
     def reset(self) -> None:
         """Another session: nothing counted yet."""
         with self._lock:
-            self._ledger = BranchLedger()
+            self._ledger, self._estimates = BranchLedger(), InspectorCache()
         self.tokens, self.estimated = None, False
 
     def count(self, session: AgentSession) -> tuple[int | None, bool]:
         """(tokens, estimated) for the session's branch now; in a worker thread (the first count loads
         the tokenizer and counts every message, later ones reuse the per-entry counts)."""
         model = session.model
+        settings = session.resources.settings
         with self._lock:
             self._ledger.reset(session.store.get_branch())
             usage = self._ledger.context_usage(model.context_window if model else 0)
-        if usage is None or usage.tokens is not None:
-            return (usage.tokens if usage is not None else None), False
-        settings = session.resources.settings
-        data = build_inspector_data(session.store, settings, model, record_limit=0, with_boundary=False)
+            if usage is None or usage.tokens is not None:
+                return (usage.tokens if usage is not None else None), False
+            data = build_inspector_data(
+                session.store, settings, model, record_limit=0, with_boundary=False, cache=self._estimates
+            )
         return data.geometry.used_tokens, True
 
     def update(self, tokens: int | None, estimated: bool) -> bool:

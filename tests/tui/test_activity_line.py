@@ -232,35 +232,41 @@ async def test_an_overflow_compaction(tmp_path: Path, clock: FakeClock) -> None:
         await abort_and_see_it_gone(pilot)
 
 
+TWO_TURNS_AND_A_SLOW_SUMMARY = [
+    ScriptedReply(text="a1"),
+    ScriptedReply(text="a2"),
+    slow(text="## Goal\n" + "gist " * 2_000),
+]
+
+
+async def summarise_on_the_way_back(pilot: Any, session: Any) -> tuple[str | None, str, Any]:
+    """Two turns, then a move back to the first reply that summarises the branch left; returns the
+    leaf before the move, the first reply's id and the chat screen, once the status line names it."""
+    await settle(pilot)
+    await submit(pilot, "q1")
+    await submit(pilot, "q2")
+    leaf = session.store.leaf_id
+    first_reply = [entry for entry in session.store.entries if isinstance(entry, MessageEntry)][1]
+    screen: Any = pilot.app.screen
+    screen._start(screen._navigate(first_reply.id, "summarise", None))
+    await shows(pilot, "Summarising the branch you left")
+    return leaf, first_reply.id, screen
+
+
 async def test_a_branch_summary_on_a_tree_move(tmp_path: Path, clock: FakeClock) -> None:
-    replies = [ScriptedReply(text="a1"), ScriptedReply(text="a2"), slow(text="## Goal\n" + "gist " * 2_000)]
-    app, session, _ = make_chat_app(tmp_path, replies)
+    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_A_SLOW_SUMMARY)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await submit(pilot, "q1")
-        await submit(pilot, "q2")
-        first_reply = [entry for entry in session.store.entries if isinstance(entry, MessageEntry)][1]
-        screen: Any = app.screen
-        screen._start(screen._navigate(first_reply.id, "summarise", None))
-        await shows(pilot, "Summarising the branch you left")
+        _, first_reply_id, _ = await summarise_on_the_way_back(pilot, session)
         await abort_and_see_it_gone(pilot)
-        assert session.store.leaf_id != first_reply.id  # cancelled: the move did not happen
+        assert session.store.leaf_id != first_reply_id  # cancelled: the move did not happen
 
 
 async def test_esc_esc_during_a_branch_summary_stops_it_and_opens_no_tree(
     tmp_path: Path, clock: FakeClock
 ) -> None:
-    replies = [ScriptedReply(text="a1"), ScriptedReply(text="a2"), slow(text="## Goal\n" + "gist " * 2_000)]
-    app, session, _ = make_chat_app(tmp_path, replies)
+    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_A_SLOW_SUMMARY)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await submit(pilot, "q1")
-        await submit(pilot, "q2")
-        leaf = session.store.leaf_id
-        first_reply = [entry for entry in session.store.entries if isinstance(entry, MessageEntry)][1]
-        screen: Any = app.screen
-        screen._start(screen._navigate(first_reply.id, "summarise", None))
-        await shows(pilot, "Summarising the branch you left")
+        leaf, _, screen = await summarise_on_the_way_back(pilot, session)
         assert screen.busy
         await pilot.press("escape", "escape")
         await until(lambda: not session.is_summarizing_branch, pilot=pilot, what="the summary to stop")
