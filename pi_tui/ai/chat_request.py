@@ -1,15 +1,14 @@
 """The whole Chat Completions request for one model: body and headers, in the model's dialect.
 
 Pure, so the inspector and `pi-tui context --request` show exactly what the provider will get. What each
-switch changes is in docs/providers.md; the shape follows what pi sends (checked against pi's own
-requests in tests/fixtures/pi-requests), because the same session must hit the same provider cache
+switch changes is in docs/providers.md; the shape follows what pi 1.6 sends (checked against pi's own
+requests in tests/fixtures/pi16/requests), because the same session must hit the same provider cache
 whichever of the two tools continues it.
 
 Caching: OpenAI caches on its own and `prompt_cache_key` (the session id) keeps a session's requests on
 one cache; Anthropic models behind OpenRouter cache nothing unless the request marks where a cacheable
-prefix ends (`cache_control`). pi marks the system prompt, the last tool and the newest user or assistant
-text; pi-tui also marks a trailing tool result, so a request that ends in tool output is read whole by
-the next one (Anthropic allows four markers).
+prefix ends (`cache_control`). pi 1.6 marks the system prompt, the last tool and the last message with
+text (a trailing tool result included), so the next request reads the whole of this one from cache.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from pi_tui.ai.convert import transform_messages
 from pi_tui.ai.messages import AssistantMessage, ThinkingLevel, ToolResultMessage
 from pi_tui.ai.openai_messages import WireDialect, WireMessage, to_openai_messages, to_openai_tools
 from pi_tui.ai.stream import LlmContext, LlmMessage, StreamOptions
-from pi_tui.config.compat import Compat
+from pi_tui.config.compat import Compat, SessionAffinityFormat
 from pi_tui.config.identity import APP_CATEGORY, APP_NAME, APP_URL
 from pi_tui.config.model_config import Api, ModelConfig
 
@@ -55,27 +54,50 @@ def effort_word(model: ModelConfig, level: ThinkingLevel) -> str | None:
     return "high" if level == "xhigh" else level
 
 
+def _off_word(model: ModelConfig, default: str | None) -> str | None:
+    """What thinking off is sent as: the model's `thinkingLevelMap.off` (an explicit null: nothing)."""
+    mapping = model.thinking_level_map or {}
+    return mapping.get("off", default)
+
+
 def _reasoning_params(model: ModelConfig, compat: Compat, level: ThinkingLevel) -> dict[str, Any]:
+    """The thinking fields of pi 1.6's `buildParams`, per `thinkingFormat`."""
     if not model.reasoning:
         return {}
     on = level != "off"
     effort = effort_word(model, level) if on else None
+    params: dict[str, Any] = {}
     match compat.thinking_format:
         case "deepseek":
-            params: dict[str, Any] = {"thinking": {"type": "enabled" if on else "disabled"}}
-            if on and effort is not None and compat.supports_reasoning_effort:
-                params["reasoning_effort"] = effort
-            return params
-        case "zai" | "qwen":
-            return {"enable_thinking": on}
+            if on:
+                params["thinking"] = {"type": "enabled"}
+            elif _off_word(model, "") is not None:
+                params["thinking"] = {"type": "disabled"}
+        case "zai":
+            params["thinking"] = {"type": "enabled", "clear_thinking": False} if on else {"type": "disabled"}
+        case "qwen":
+            params["enable_thinking"] = on
         case "qwen-chat-template":
             return {"chat_template_kwargs": {"enable_thinking": on, "preserve_thinking": True}}
+        case "together":
+            params["reasoning"] = {"enabled": on}
+        case "ant-ling":
+            mapped = (model.thinking_level_map or {}).get(level) if on else None
+            return {"reasoning": {"effort": mapped}} if mapped is not None else {}
+        case "string-thinking":
+            word = effort if on else _off_word(model, "none")
+            return {"thinking": word} if word is not None else {}
         case "openrouter":
-            return {"reasoning": {"effort": effort if on and effort is not None else "none"}}
+            word = effort if on else _off_word(model, "none")
+            return {"reasoning": {"effort": word}} if word is not None else {}
         case _:
-            if on and effort is not None and compat.supports_reasoning_effort:
-                return {"reasoning_effort": effort}
-            return {}
+            word = effort if on else _off_word(model, None)
+            if word is not None and compat.supports_reasoning_effort:
+                params["reasoning_effort"] = word
+            return params
+    if on and effort is not None and compat.supports_reasoning_effort:
+        params["reasoning_effort"] = effort
+    return params
 
 
 def _has_tool_history(messages: list[LlmMessage]) -> bool:
@@ -105,8 +127,8 @@ def _marked_text(content: Any, marker: dict[str, str]) -> Any:
 def add_cache_markers(
     messages: list[WireMessage], tools: list[dict[str, Any]], marker: dict[str, str]
 ) -> None:
-    """Anthropic-style markers: the system prompt, the last tool, the newest user or assistant text, and
-    a trailing tool result. Each ends a prefix the provider writes to its cache."""
+    """Anthropic-style markers as pi 1.6 places them: the system prompt, the last tool and the last user,
+    assistant or tool message with text. Each ends a prefix the provider writes to its cache."""
     if messages and messages[0]["role"] in ("system", "developer"):
         marked = _marked_text(messages[0]["content"], marker)
         if marked is not None:
@@ -114,15 +136,11 @@ def add_cache_markers(
     if tools:
         tools[-1]["cache_control"] = marker
     for message in reversed(messages[1:]):
-        if message["role"] in ("user", "assistant"):
+        if message["role"] in ("user", "assistant", "tool"):
             marked = _marked_text(message.get("content"), marker)
             if marked is not None:
                 message["content"] = marked
                 break
-    if len(messages) > 1 and messages[-1]["role"] == "tool":
-        marked = _marked_text(messages[-1]["content"], marker)
-        if marked is not None:
-            messages[-1]["content"] = marked
 
 
 def _is_openai(model: ModelConfig) -> bool:
@@ -133,10 +151,14 @@ def _is_openrouter(model: ModelConfig) -> bool:
     return model.provider == "openrouter" or "openrouter.ai" in model.base_url
 
 
-def session_headers(session_id: str | None) -> dict[str, str]:
+def session_headers(session_id: str | None, format: SessionAffinityFormat = "openai") -> dict[str, str]:
+    """The session-affinity headers of a Chat Completions request, in the dialect's format."""
     if not session_id:
         return {}
-    return {"session_id": session_id, "x-client-request-id": session_id, "x-session-affinity": session_id}
+    if format == "openrouter":
+        return {"x-session-id": session_id}
+    headers = {"session_id": session_id} if format == "openai" else {}
+    return {**headers, "x-client-request-id": session_id, "x-session-affinity": session_id}
 
 
 def attribution_headers(model: ModelConfig) -> dict[str, str]:
@@ -157,9 +179,12 @@ def prompt_cache_key(model: ModelConfig, options: StreamOptions, api: Api | None
     retention = cache_retention(options)
     if not options.session_id or retention == "none":
         return None
+    compat = model.dialect()
     if (api or model.api) == "openai-responses":
-        return options.session_id
-    long_retention = retention == "long" and model.dialect().supports_long_cache_retention
+        return None if model.compat.prompt_cache_key_mode == "disabled" else options.session_id
+    if compat.prompt_cache_key_mode != "auto":
+        return options.session_id if compat.prompt_cache_key_mode == "enabled" else None
+    long_retention = retention == "long" and compat.supports_long_cache_retention
     return options.session_id if _is_openai(model) or long_retention else None
 
 
@@ -185,7 +210,7 @@ def build_chat_request(model: ModelConfig, context: LlmContext, options: StreamO
     if context.tools:
         tools = to_openai_tools(context.tools, dialect)
         body["tools"] = tools
-    elif _has_tool_history(messages):
+    elif compat.requires_tools_with_tool_history and _has_tool_history(messages):
         body["tools"] = []  # proxies in front of Anthropic refuse tool history without a tools field
     if options.tool_choice is not None:
         body["tool_choice"] = options.tool_choice
@@ -198,5 +223,5 @@ def build_chat_request(model: ModelConfig, context: LlmContext, options: StreamO
         add_cache_markers(wire_messages, tools, _marker(retention))
     headers = {**attribution_headers(model)}
     if compat.send_session_affinity_headers:
-        headers.update(session_headers(options.session_id))
+        headers.update(session_headers(options.session_id, compat.session_affinity_format))
     return ProviderRequest(body=body, headers=headers)

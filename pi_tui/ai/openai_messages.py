@@ -65,7 +65,8 @@ def _assistant(message: AssistantMessage, dialect: WireDialect) -> WireMessage |
     text = message.text
     calls = message.tool_calls
     thinking = [block for block in message.content if isinstance(block, ThinkingContent)]
-    empty = "" if compat.requires_assistant_after_tool_result else None  # some servers refuse null
+    refuses_null = compat.requires_assistant_after_tool_result or compat.requires_non_null_assistant_content
+    empty = "" if refuses_null else None
     content: str | list[dict[str, Any]] | None = text or empty
     reasoning: tuple[str, str] | None = None
     if thinking and compat.requires_thinking_as_text:
@@ -157,7 +158,7 @@ def _tool_images_message(images: list[ImageContent]) -> WireMessage:
 
 def to_openai_tools(tools: Sequence[ToolSpec], dialect: WireDialect = PLAIN) -> list[dict[str, Any]]:
     """The `tools` array: one `function` entry per tool, in the given (stable) order; `strict: false`
-    where the server knows the field (it keeps servers from enforcing a schema pi never wrote for it)."""
+    only where a model's compat says `supportsStrictMode: true` (pi 1.6 leaves the field out otherwise)."""
     strict = dialect.compat.supports_strict_mode
     wire: list[dict[str, Any]] = []
     for tool in tools:

@@ -189,15 +189,18 @@ def to_responses_input(
     return items
 
 
-def to_responses_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-    """The `tools` array: flat `function` entries, `strict: false` (pi never wrote strict schemas)."""
-    return [
-        {
+def to_responses_tools(tools: Sequence[ToolSpec], *, strict: bool = False) -> list[dict[str, Any]]:
+    """The `tools` array: flat `function` entries; `strict: false` only with `supportsStrictMode: true` in
+    the model's compat (pi 1.6 leaves the field out otherwise; pi never wrote strict schemas)."""
+    wire: list[dict[str, Any]] = []
+    for tool in tools:
+        entry: dict[str, Any] = {
             "type": "function",
             "name": tool.name,
             "description": tool.description,
             "parameters": tool.parameters,
-            "strict": False,
         }
-        for tool in tools
-    ]
+        if strict:
+            entry["strict"] = False
+        wire.append(entry)
+    return wire

@@ -1,10 +1,10 @@
 """The whole Responses API request for one model (`api: "openai-responses"`): body and headers, as pi sends.
 
-Pure, like `chat_request`, and checked against pi's own recorded requests (tests/fixtures/pi-requests,
+Pure, like `chat_request`, and checked against pi 1.6's own recorded requests (tests/fixtures/pi16/requests,
 `responses-reasoning`). Nothing is stored on the server (`store: false`), so a reasoning model's reasoning
 travels with the request: `include` asks for it encrypted, and each reply's reasoning item is replayed
-whole (see `responses_input`). The session id is the prompt cache key and goes in the `session_id` and
-`x-client-request-id` headers, which keep a session's requests on one cache.
+whole (see `responses_input`). The session id is the prompt cache key and goes in the `session-id` and
+`x-client-request-id` headers (OpenRouter: `x-session-id`), which keep a session's requests on one cache.
 """
 
 from __future__ import annotations
@@ -42,10 +42,19 @@ def reasoning_params(model: ModelConfig, level: ThinkingLevel) -> dict[str, Any]
     }
 
 
-def responses_session_headers(session_id: str | None) -> dict[str, str]:
+def responses_session_headers(model: ModelConfig, session_id: str | None) -> dict[str, str]:
+    """pi 1.6's session headers on the Responses API, by the model's `sessionAffinityFormat` (detected:
+    `openrouter` on OpenRouter, else `openai`)."""
     if not session_id:
         return {}
-    return {"session_id": session_id, "x-client-request-id": session_id}
+    format = model.compat.session_affinity_format
+    if format is None:
+        openrouter = model.provider == "openrouter" or "openrouter.ai" in model.base_url
+        format = "openrouter" if openrouter else "openai"
+    if format == "openrouter":
+        return {"x-session-id": session_id}
+    headers = {"session-id": session_id} if format == "openai" else {}
+    return {**headers, "x-client-request-id": session_id}
 
 
 def build_responses_request(
@@ -60,16 +69,16 @@ def build_responses_request(
         "stream": True,
     }
     caching = bool(options.session_id) and retention != "none"
-    if caching:
+    if caching and model.compat.prompt_cache_key_mode != "disabled":
         body["prompt_cache_key"] = options.session_id
         if retention == "long" and model.dialect().supports_long_cache_retention:
             body["prompt_cache_retention"] = "24h"
     body["store"] = False
     body["max_output_tokens"] = options.max_tokens or min(model.max_tokens, OUTPUT_TOKEN_CAP)
     if context.tools:
-        body["tools"] = to_responses_tools(context.tools)
+        body["tools"] = to_responses_tools(context.tools, strict=model.compat.supports_strict_mode is True)
     if options.tool_choice is not None:
         body["tool_choice"] = options.tool_choice
     body.update(reasoning_params(model, options.reasoning or "off"))
-    headers = responses_session_headers(options.session_id) if caching else {}
+    headers = responses_session_headers(model, options.session_id) if caching else {}
     return ProviderRequest(body=body, headers=headers, path=RESPONSES_PATH)

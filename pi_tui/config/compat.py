@@ -18,9 +18,23 @@ from typing import Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-ThinkingFormat: TypeAlias = Literal["openai", "deepseek", "zai", "openrouter", "qwen", "qwen-chat-template"]
+ThinkingFormat: TypeAlias = Literal[
+    "openai",
+    "deepseek",
+    "zai",
+    "openrouter",
+    "qwen",
+    "qwen-chat-template",
+    "together",
+    "ant-ling",
+    "string-thinking",
+]
 MaxTokensField: TypeAlias = Literal["max_completion_tokens", "max_tokens"]
 CacheControlFormat: TypeAlias = Literal["anthropic"]
+SessionAffinityFormat: TypeAlias = Literal["openai", "openai-nosession", "openrouter"]
+"""Which headers carry the session id: `openai` session_id (Responses: session-id), x-client-request-id and
+x-session-affinity; `openai-nosession` the last two; `openrouter` x-session-id alone."""
+PromptCacheKeyMode: TypeAlias = Literal["auto", "enabled", "disabled"]
 
 
 class CompatOverrides(BaseModel):
@@ -35,12 +49,16 @@ class CompatOverrides(BaseModel):
     max_tokens_field: MaxTokensField | None = None
     requires_tool_result_name: bool | None = None
     requires_assistant_after_tool_result: bool | None = None
+    requires_non_null_assistant_content: bool | None = None
+    requires_tools_with_tool_history: bool | None = None
     requires_thinking_as_text: bool | None = None
     requires_reasoning_content_on_assistant_messages: bool | None = None
     thinking_format: ThinkingFormat | None = None
     supports_strict_mode: bool | None = None
     cache_control_format: CacheControlFormat | None = None
     send_session_affinity_headers: bool | None = None
+    session_affinity_format: SessionAffinityFormat | None = None
+    prompt_cache_key_mode: PromptCacheKeyMode | None = None
     supports_long_cache_retention: bool | None = None
     open_router_routing: dict[str, Any] | None = None
     vercel_gateway_routing: dict[str, Any] | None = None
@@ -60,77 +78,69 @@ class Compat:
     max_tokens_field: MaxTokensField = "max_completion_tokens"
     requires_tool_result_name: bool = False
     requires_assistant_after_tool_result: bool = False
+    requires_non_null_assistant_content: bool = False
+    requires_tools_with_tool_history: bool = False
     requires_thinking_as_text: bool = False
     requires_reasoning_content_on_assistant_messages: bool = False
     thinking_format: ThinkingFormat = "openai"
-    supports_strict_mode: bool = True
+    supports_strict_mode: bool = False
     cache_control_format: CacheControlFormat | None = None
     send_session_affinity_headers: bool = False
+    session_affinity_format: SessionAffinityFormat = "openai"
+    prompt_cache_key_mode: PromptCacheKeyMode = "auto"
     supports_long_cache_retention: bool = True
     open_router_routing: dict[str, Any] = field(default_factory=dict)
     vercel_gateway_routing: dict[str, Any] = field(default_factory=dict)
 
 
-_NON_STANDARD_PROVIDERS = ("cerebras", "xai", "zai", "opencode")
-_NON_STANDARD_PROVIDER_PREFIXES = ("moonshotai", "cloudflare-")
-_NON_STANDARD_HOSTS = (
-    "cerebras.ai",
-    "api.x.ai",
-    "chutes.ai",
-    "deepseek.com",
-    "api.z.ai",
-    "api.moonshot.",
-    "opencode.ai",
-    "api.cloudflare.com",
-    "gateway.ai.cloudflare.com",
-)
-
-
-def _is(provider: str, base_url: str, names: tuple[str, ...], hosts: tuple[str, ...]) -> bool:
-    return provider in names or any(host in base_url for host in hosts)
-
-
-def _is_moonshot(provider: str, base_url: str) -> bool:
-    return provider.startswith("moonshotai") or "api.moonshot." in base_url
-
-
-def _is_cloudflare_gateway(provider: str, base_url: str) -> bool:
-    return provider == "cloudflare-ai-gateway" or "gateway.ai.cloudflare.com" in base_url
-
-
-def _is_cloudflare(provider: str, base_url: str) -> bool:
-    return provider.startswith("cloudflare-") or "cloudflare.com" in base_url
+def _has(base_url: str, *hosts: str) -> bool:
+    return any(host in base_url for host in hosts)
 
 
 def detect_compat(provider: str, base_url: str, model_id: str) -> Compat:
-    """pi's detection for a model nobody configured: provider name first, then the base URL."""
-    non_standard = provider in _NON_STANDARD_PROVIDERS or provider.startswith(_NON_STANDARD_PROVIDER_PREFIXES)
-    non_standard = non_standard or any(host in base_url for host in _NON_STANDARD_HOSTS)
-    moonshot = _is_moonshot(provider, base_url)
-    gateway = _is_cloudflare_gateway(provider, base_url)
-    deepseek = _is(provider, base_url, ("deepseek",), ("deepseek.com",))
-    zai = _is(provider, base_url, ("zai",), ("api.z.ai",))
-    openrouter = _is(provider, base_url, ("openrouter",), ("openrouter.ai",))
-    xai = _is(provider, base_url, ("xai",), ("api.x.ai",))
-    short_max_tokens = "chutes.ai" in base_url or moonshot or gateway
-    anthropic_via_openrouter = provider == "openrouter" and model_id.startswith("anthropic/")
+    """pi 1.6's detection for a model nobody configured (`detectCompat` of its openai-completions
+    provider): provider name first, then the base URL."""
+    zai = provider in ("zai", "zai-coding-cn") or _has(base_url, "api.z.ai", "open.bigmodel.cn")
+    together = provider == "together" or _has(base_url, "api.together.ai", "api.together.xyz")
+    moonshot = provider in ("moonshotai", "moonshotai-cn") or _has(base_url, "api.moonshot.")
+    openrouter = provider == "openrouter" or _has(base_url, "openrouter.ai")
+    workers_ai = provider == "cloudflare-workers-ai" or _has(base_url, "api.cloudflare.com")
+    gateway = provider == "cloudflare-ai-gateway" or _has(base_url, "gateway.ai.cloudflare.com")
+    nvidia = provider == "nvidia" or _has(base_url, "integrate.api.nvidia.com")
+    ant_ling = provider == "ant-ling" or _has(base_url, "api.ant-ling.com")
+    cerebras = provider == "cerebras" or _has(base_url, "cerebras.ai")
+    deepseek = provider == "deepseek" or _has(base_url.lower(), "deepseek.com")
+    xai = provider == "xai" or _has(base_url, "api.x.ai")
+    chutes = _has(base_url, "chutes.ai")
+    opencode = provider == "opencode" or _has(base_url, "opencode.ai")
+    non_standard = (
+        nvidia or cerebras or xai or together or chutes or deepseek or zai or moonshot or opencode
+    ) or (workers_ai or gateway or ant_ling)
+    short_max_tokens = chutes or deepseek or moonshot or gateway or together or nvidia or ant_ling or zai
     thinking: ThinkingFormat = "openai"
     if deepseek:
         thinking = "deepseek"
     elif zai:
         thinking = "zai"
+    elif together:
+        thinking = "together"
+    elif ant_ling:
+        thinking = "ant-ling"
     elif openrouter:
         thinking = "openrouter"
     return Compat(
         supports_store=not non_standard,
-        supports_developer_role=not non_standard,
-        supports_reasoning_effort=not (xai or zai or moonshot or gateway),
+        supports_developer_role=provider == "openai" or _has(base_url, "api.openai.com"),
+        supports_reasoning_effort=not (xai or zai or moonshot or together or gateway or nvidia or ant_ling),
         max_tokens_field="max_tokens" if short_max_tokens else "max_completion_tokens",
         requires_reasoning_content_on_assistant_messages=deepseek,
         thinking_format=thinking,
-        supports_strict_mode=not (moonshot or gateway),
-        cache_control_format="anthropic" if anthropic_via_openrouter else None,
-        supports_long_cache_retention=not _is_cloudflare(provider, base_url),
+        cache_control_format="anthropic"
+        if provider == "openrouter" and model_id.startswith("anthropic/")
+        else None,
+        send_session_affinity_headers=openrouter,
+        session_affinity_format="openrouter" if openrouter else "openai",
+        supports_long_cache_retention=not (together or workers_ai or gateway or nvidia or ant_ling),
     )
 
 

@@ -47,10 +47,16 @@ def result(text: str = "out") -> ToolResultMessage:
     )
 
 
+NOT_OPENAI = {"supports_developer_role": False}
+"""pi 1.6 sends the `developer` role to OpenAI alone."""
+
+
 @pytest.mark.parametrize(
     ("provider", "base_url", "model_id", "expected"),
     [
-        ("local", "http://127.0.0.1:8080/v1", "m", Compat()),
+        ("local", "http://127.0.0.1:8080/v1", "m", Compat(**NOT_OPENAI)),
+        ("openai", "http://127.0.0.1:8080/v1", "m", Compat()),
+        ("x", "https://api.openai.com/v1", "m", Compat()),
         (
             "x",
             "https://api.deepseek.com/v1",
@@ -58,6 +64,7 @@ def result(text: str = "out") -> ToolResultMessage:
             Compat(
                 supports_store=False,
                 supports_developer_role=False,
+                max_tokens_field="max_tokens",
                 requires_reasoning_content_on_assistant_messages=True,
                 thinking_format="deepseek",
             ),
@@ -70,6 +77,7 @@ def result(text: str = "out") -> ToolResultMessage:
                 supports_store=False,
                 supports_developer_role=False,
                 supports_reasoning_effort=False,
+                max_tokens_field="max_tokens",
                 thinking_format="zai",
             ),
         ),
@@ -77,9 +85,25 @@ def result(text: str = "out") -> ToolResultMessage:
             "openrouter",
             "https://openrouter.ai/api/v1",
             "anthropic/claude",
-            Compat(thinking_format="openrouter", cache_control_format="anthropic"),
+            Compat(
+                supports_developer_role=False,
+                thinking_format="openrouter",
+                cache_control_format="anthropic",
+                send_session_affinity_headers=True,
+                session_affinity_format="openrouter",
+            ),
         ),
-        ("openrouter", "https://openrouter.ai/api/v1", "openai/gpt-5", Compat(thinking_format="openrouter")),
+        (
+            "x",
+            "https://openrouter.ai/api/v1",
+            "openai/gpt-5",
+            Compat(
+                supports_developer_role=False,
+                thinking_format="openrouter",
+                send_session_affinity_headers=True,
+                session_affinity_format="openrouter",
+            ),
+        ),
         (
             "moonshotai",
             "https://api.moonshot.ai/v1",
@@ -89,7 +113,19 @@ def result(text: str = "out") -> ToolResultMessage:
                 supports_developer_role=False,
                 supports_reasoning_effort=False,
                 max_tokens_field="max_tokens",
-                supports_strict_mode=False,
+            ),
+        ),
+        (
+            "together",
+            "https://api.together.xyz/v1",
+            "m",
+            Compat(
+                supports_store=False,
+                supports_developer_role=False,
+                supports_reasoning_effort=False,
+                max_tokens_field="max_tokens",
+                thinking_format="together",
+                supports_long_cache_retention=False,
             ),
         ),
         (
@@ -142,8 +178,19 @@ def test_models_json_compat_unknown_keys_are_reported_and_bad_values_located(tmp
             {"thinking": {"type": "enabled"}, "reasoning_effort": "high"},
             {"thinking": {"type": "disabled"}},
         ),
-        ("zai", {"enable_thinking": True}, {"enable_thinking": False}),
-        ("qwen", {"enable_thinking": True}, {"enable_thinking": False}),
+        # pi 1.6 adds `reasoning_effort` wherever the server takes it (detected here: a local server).
+        (
+            "zai",
+            {"thinking": {"type": "enabled", "clear_thinking": False}, "reasoning_effort": "high"},
+            {"thinking": {"type": "disabled"}},
+        ),
+        ("qwen", {"enable_thinking": True, "reasoning_effort": "high"}, {"enable_thinking": False}),
+        (
+            "together",
+            {"reasoning": {"enabled": True}, "reasoning_effort": "high"},
+            {"reasoning": {"enabled": False}},
+        ),
+        ("string-thinking", {"thinking": "high"}, {"thinking": "none"}),
         (
             "qwen-chat-template",
             {"chat_template_kwargs": {"enable_thinking": True, "preserve_thinking": True}},
@@ -202,8 +249,11 @@ def test_cache_key_and_long_retention(monkeypatch: pytest.MonkeyPatch) -> None:
     assert system["content"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
 
 
-def test_tool_history_without_tools_still_sends_an_empty_tools_list() -> None:
-    m = model()
+def test_tool_history_without_tools_sends_an_empty_tools_list_where_the_compat_asks() -> None:
+    plain = model()
+    bare = context(user("q"), reply_with_call(plain), result(), tools=[])
+    assert "tools" not in build_chat_request(plain, bare, StreamOptions()).body  # pi 1.6's default
+    m = model(compat=CompatOverrides.model_validate({"requiresToolsWithToolHistory": True}))
     body = build_chat_request(
         m, context(user("q"), reply_with_call(m), result(), tools=[]), StreamOptions()
     ).body
@@ -211,7 +261,7 @@ def test_tool_history_without_tools_still_sends_an_empty_tools_list() -> None:
     assert "tools" not in build_chat_request(m, context(user("q"), tools=[]), StreamOptions()).body
 
 
-def test_markers_on_system_last_tool_newest_text_and_a_trailing_tool_result() -> None:
+def test_markers_on_system_last_tool_and_the_last_message_as_pi_16_places_them() -> None:
     m = model(
         provider="openrouter", id="anthropic/claude-sonnet-4.5", base_url="https://openrouter.ai/api/v1"
     )
@@ -222,10 +272,17 @@ def test_markers_on_system_last_tool_newest_text_and_a_trailing_tool_result() ->
     marker = {"type": "ephemeral"}
     assert body["messages"][0]["content"] == [{"type": "text", "text": "sys", "cache_control": marker}]
     assert "cache_control" not in body["tools"][0] and body["tools"][1]["cache_control"] == marker
-    assert body["messages"][1]["content"] == [{"type": "text", "text": "q", "cache_control": marker}]
+    assert body["messages"][1]["content"] == [{"type": "text", "text": "q"}]  # behind the newer marker
     assert body["messages"][2]["content"] is None  # a tool call without text carries no marker
     assert body["messages"][3]["content"] == [{"type": "text", "text": "out", "cache_control": marker}]
-    assert json.dumps(body).count('"cache_control"') == 4
+    assert json.dumps(body).count('"cache_control"') == 3
+    after_reply = build_chat_request(
+        m, context(user("q"), reply_with_call(m), result(), user("next")), StreamOptions()
+    )
+    assert after_reply.body["messages"][3]["content"] == "out"
+    assert after_reply.body["messages"][4]["content"] == [
+        {"type": "text", "text": "next", "cache_control": marker}
+    ]
 
 
 def test_a_user_message_after_tool_results_is_bridged_where_required() -> None:
@@ -235,3 +292,35 @@ def test_a_user_message_after_tool_results_is_bridged_where_required() -> None:
     ).body["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant", "user"]
     assert messages[2]["content"] == "" and messages[4]["content"] == "I have processed the tool results."
+
+
+@pytest.mark.parametrize(
+    ("compat", "expected"),
+    [
+        ({"sendSessionAffinityHeaders": True}, {"session_id", "x-client-request-id", "x-session-affinity"}),
+        (
+            {"sendSessionAffinityHeaders": True, "sessionAffinityFormat": "openai-nosession"},
+            {"x-client-request-id", "x-session-affinity"},
+        ),
+        ({"sendSessionAffinityHeaders": True, "sessionAffinityFormat": "openrouter"}, {"x-session-id"}),
+        ({}, set()),
+    ],
+)
+def test_session_affinity_headers_in_each_format(compat: dict[str, object], expected: set[str]) -> None:
+    m = model(compat=CompatOverrides.model_validate(compat))
+    request = build_chat_request(m, context(user("q")), StreamOptions(session_id="s-1"))
+    assert set(request.headers) == expected
+    assert set(request.headers.values()) <= {"s-1"}
+
+
+def test_openrouter_sends_its_session_header_unasked() -> None:
+    m = model(provider="openrouter", id="openai/gpt-5-mini", base_url="https://openrouter.ai/api/v1")
+    headers = build_chat_request(m, context(user("q")), StreamOptions(session_id="s-1")).headers
+    assert headers["x-session-id"] == "s-1" and "session_id" not in headers
+
+
+@pytest.mark.parametrize(("mode", "sent"), [("enabled", True), ("disabled", False), ("auto", False)])
+def test_the_prompt_cache_key_mode(mode: str, sent: bool) -> None:
+    m = model(compat=CompatOverrides.model_validate({"promptCacheKeyMode": mode}))
+    body = build_chat_request(m, context(user("q")), StreamOptions(session_id="s-1")).body
+    assert ("prompt_cache_key" in body) is sent

@@ -102,12 +102,12 @@ def test_tools_are_function_specs_in_order() -> None:
     ]
     b_tool = {"name": "b", "description": "B tool", "parameters": {"type": "object"}}
     a_tool = {"name": "a", "description": "A tool", "parameters": {"type": "object", "properties": {}}}
-    assert to_openai_tools(specs) == [
-        {"type": "function", "function": {**b_tool, "strict": False}},
-        {"type": "function", "function": {**a_tool, "strict": False}},
-    ]
-    no_strict = WireDialect(compat=Compat(supports_strict_mode=False))
-    assert to_openai_tools(specs, no_strict) == [
+    assert to_openai_tools(specs) == [  # pi 1.6: no `strict` unless the compat says the server knows it
         {"type": "function", "function": b_tool},
         {"type": "function", "function": a_tool},
+    ]
+    strict = WireDialect(compat=Compat(supports_strict_mode=True))
+    assert to_openai_tools(specs, strict) == [
+        {"type": "function", "function": {**b_tool, "strict": False}},
+        {"type": "function", "function": {**a_tool, "strict": False}},
     ]

@@ -161,7 +161,6 @@ async def test_two_parallel_tool_calls_assembled_from_many_deltas(openai_server:
                 "name": "read",
                 "description": "Read a file",
                 "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
-                "strict": False,
             },
         }
     ]

@@ -1,11 +1,14 @@
-"""pi-tui's requests equal pi's, dialect by dialect (tests/fixtures/pi-requests).
+"""pi-tui's requests equal pi 1.6's, dialect by dialect (tests/fixtures/pi16/requests, all 13 dialects).
 
 Each dialect replays the conversation pi was recorded in: `-p "What is the date? Use bash." --thinking L`,
 then `-c -p "Thanks."`, against the loopback server answering as the recording's server did. Every
-request pi-tui makes is compared with pi's request at the same position: the same body fields and values,
-the same messages (roles, keys, replayed reasoning, cache markers), the same header names. Prose (the
-system prompt, tool descriptions and schemas) and session ids differ by design: the session id must be
-the session's own wherever pi put its own.
+request pi-tui makes is compared with pi's request at the same position, strictly: the same body fields in
+the same order with the same values, the same messages (roles, keys, replayed reasoning, cache markers),
+the same header names. Prose (the system prompt, tool descriptions and schemas) and session ids differ by
+design: the session id must be the session's own wherever pi put its own.
+
+pi 0.73.1's recordings (tests/fixtures/pi-requests) are history: only its Responses session is read here,
+to show that a file of that pi still replays as it was sent.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from tests.interop.headless import run_main
 from tests.support.openai_server import OpenAIServer
 from tests.support.pi_dialects import (
     CHAT_DIALECTS,
+    DIALECTS,
     FIRST_PROMPT,
     FIXTURES,
+    PI073_FIXTURES,
     SECOND_PROMPT,
     install_models,
     pi_requests,
@@ -48,7 +53,7 @@ TRANSPORT_HEADERS = {
     "host",
     "sec-fetch-mode",
 }
-SESSION_HEADERS = {"session_id", "x-client-request-id", "x-session-affinity"}
+SESSION_HEADERS = {"session_id", "session-id", "x-client-request-id", "x-session-affinity", "x-session-id"}
 
 
 def without_prose(body: dict[str, Any], session_id: str) -> dict[str, Any]:
@@ -71,20 +76,6 @@ def without_prose(body: dict[str, Any], session_id: str) -> dict[str, Any]:
     return body
 
 
-def without_trailing_tool_marker(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """pi-tui's one addition to pi's markers: a request ending in a tool result marks it too, so the next
-    request reads it from cache (pi marks only the newest user or assistant text). Returns the body as pi
-    would have sent it and whether the marker was there."""
-    body = json.loads(json.dumps(body))
-    last = body["messages"][-1]
-    content = last.get("content")
-    if last["role"] != "tool" or not isinstance(content, list):
-        return body, False
-    assert [part.get("cache_control") for part in content] == [{"type": "ephemeral"}]
-    last["content"] = content[0]["text"]
-    return body, True
-
-
 def header_view(headers: dict[str, str], session_id: str) -> dict[str, str]:
     """Header names, with the values that must match: the session id where pi sends its own."""
     view: dict[str, str] = {}
@@ -95,6 +86,21 @@ def header_view(headers: dict[str, str], session_id: str) -> dict[str, str]:
     return view
 
 
+def assert_same_body(ours: dict[str, Any], theirs: dict[str, Any], number: int) -> None:
+    """Every field and value equal, none missing or extra (the order of the top-level fields is the
+    HTTP client's)."""
+    assert sorted(ours) == sorted(theirs), f"request {number}: body fields"
+    assert ours == theirs, f"request {number}: body"
+
+
+def test_every_dialect_is_recorded() -> None:
+    """The 13 dialects of docs/providers.md, each with pi 1.6's models.json, requests and session file."""
+    assert len(DIALECTS) == 13
+    for dialect in DIALECTS:
+        for suffix in ("models.json", "requests.jsonl", "session.jsonl"):
+            assert (FIXTURES / f"{dialect}.{suffix}").is_file(), f"{dialect}.{suffix}"
+
+
 @pytest.mark.parametrize("dialect", sorted(CHAT_DIALECTS))
 async def test_requests_equal_pis(
     dialect: str, openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -103,7 +109,7 @@ async def test_requests_equal_pis(
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)
-    scripted_replies(openai_server)
+    scripted_replies(openai_server, dialect)
 
     first = ["-p", "--model", ref, "--thinking", CHAT_DIALECTS[dialect], FIRST_PROMPT]
     assert await run_main(first, monkeypatch) == 0
@@ -115,14 +121,10 @@ async def test_requests_equal_pis(
     expected = pi_requests(dialect)
     pi_session_id = session_id_of(FIXTURES / f"{dialect}.session.jsonl")
     assert len(openai_server.requests) == len(expected)
-    marks_tool_results = "anthropic" in dialect
     for number, (ours, theirs) in enumerate(zip(openai_server.requests, expected, strict=True), start=1):
         assert ours.path == theirs["path"], f"request {number}: path"
-        body, marked = without_trailing_tool_marker(ours.body)
-        ends_in_tool_result = theirs["body"]["messages"][-1]["role"] == "tool"
-        assert marked == (marks_tool_results and ends_in_tool_result), f"request {number}: tool result marker"
-        assert without_prose(body, session_id) == without_prose(theirs["body"], pi_session_id), (
-            f"request {number}: body"
+        assert_same_body(
+            without_prose(ours.body, session_id), without_prose(theirs["body"], pi_session_id), number
         )
         assert header_view(ours.headers, session_id) == header_view(theirs["headers"], pi_session_id), (
             f"request {number}: headers"
@@ -140,6 +142,16 @@ def stored_messages(path: Path, role: str) -> list[dict[str, Any]]:
         if message is not None and message["role"] == role:
             found.append({key: value for key, value in message.items() if key != "timestamp"})
     return found
+
+
+REPLY_FIELDS = ("content", "api", "provider", "model", "stopReason", "responseId")
+
+
+def stored_replies(path: Path) -> list[dict[str, Any]]:
+    return [
+        {key: message[key] for key in REPLY_FIELDS if key in message}
+        for message in stored_messages(path, "assistant")
+    ]
 
 
 async def test_responses_api_requests_and_session_equal_pis(
@@ -162,8 +174,8 @@ async def test_responses_api_requests_and_session_equal_pis(
     assert len(openai_server.requests) == len(expected)
     for number, (ours, theirs) in enumerate(zip(openai_server.requests, expected, strict=True), start=1):
         assert ours.path == theirs["path"] == "/v1/responses", f"request {number}: path"
-        assert without_prose(ours.body, session_id) == without_prose(theirs["body"], pi_session_id), (
-            f"request {number}: body"
+        assert_same_body(
+            without_prose(ours.body, session_id), without_prose(theirs["body"], pi_session_id), number
         )
         # Replayed items go back key for key as pi wrote them (the reasoning item exactly as received).
         assert [list(item) for item in ours.body["input"]] == [list(item) for item in theirs["body"]["input"]]
@@ -171,19 +183,21 @@ async def test_responses_api_requests_and_session_equal_pis(
             f"request {number}: headers"
         )
     # The replies are stored as pi stored them: thinking signed with the whole reasoning item, text with
-    # its message id, tool calls as `call_id|item_id`, the same usage and cost.
-    assert stored_messages(session_file, "assistant") == stored_messages(pi_session, "assistant")
+    # its message id, tool calls as `call_id|item_id`. (Usage is the scripted server's; pi 1.6's newer
+    # reply fields are the session format's, tests/session_file.)
+    assert stored_replies(session_file) == stored_replies(pi_session)
     ours_results = stored_messages(session_file, "toolResult")
     assert [(result["toolCallId"], result["content"]) for result in ours_results] == [
         (result["toolCallId"], result["content"]) for result in stored_messages(pi_session, "toolResult")
     ]
 
 
-def test_pis_responses_session_replays_as_pi_sent_it() -> None:
-    """pi's own session file, opened by pi-tui, gives the `input` pi sent for its last request."""
+@pytest.mark.parametrize("folder", [FIXTURES, PI073_FIXTURES], ids=["pi-1.6", "pi-0.73.1"])
+def test_pis_responses_session_replays_as_pi_sent_it(folder: Path) -> None:
+    """pi's own session file, opened by pi-tui, gives the `input` that pi sent for its last request."""
     dialect = "responses-reasoning"
-    messages = SessionStore.open(FIXTURES / f"{dialect}.session.jsonl").build_context().messages
+    messages = SessionStore.open(folder / f"{dialect}.session.jsonl").build_context().messages
     model = ModelConfig(id="gpt-5-mini", provider="openai", api="openai-responses", reasoning=True)
     context = LlmContext("", convert_to_llm(messages[:-1]))  # up to the last request ("Thanks.")
     request = build_responses_request(model, context, StreamOptions())
-    assert request.body["input"] == pi_requests(dialect)[-1]["body"]["input"][1:]
+    assert request.body["input"] == pi_requests(dialect, folder)[-1]["body"]["input"][1:]

@@ -77,7 +77,7 @@ async def test_a_whole_reply_over_the_wire(openai_server: OpenAIServer) -> None:
     request = openai_server.requests[0]
     assert request.path == "/v1/responses"
     assert request.headers["authorization"] == f"Bearer {API_KEY}"
-    assert (request.headers["session_id"], request.headers["x-client-request-id"]) == ("sess-1", "sess-1")
+    assert (request.headers["session-id"], request.headers["x-client-request-id"]) == ("sess-1", "sess-1")
     assert request.body["reasoning"] == {"effort": "low", "summary": "auto"}
     assert request.body["input"][0] == {"role": "developer", "content": "You are helpful."}
     assert request.body["input"][1] == {"role": "user", "content": [{"type": "input_text", "text": "hi"}]}

@@ -58,7 +58,7 @@ def test_reasoning_on_asks_for_a_summary_and_the_encrypted_reasoning() -> None:
         MODEL, LlmContext("You help.", [user()]), StreamOptions(reasoning="medium", session_id="s-1")
     )
     assert request.path == "/responses"
-    assert request.headers == {"session_id": "s-1", "x-client-request-id": "s-1"}
+    assert request.headers == {"session-id": "s-1", "x-client-request-id": "s-1"}
     assert request.body == {
         "model": "gpt-5-mini",
         "input": [
@@ -126,7 +126,6 @@ def test_tools_are_flat_functions_and_tool_choice_passes_through() -> None:
             "name": "read",
             "description": "Read a file",
             "parameters": {"type": "object", "properties": {}},
-            "strict": False,
         }
     ]
     assert request.body["tool_choice"] == "none"
@@ -254,3 +253,28 @@ def test_an_over_long_message_id_is_shortened_stably() -> None:
 def test_failed_replies_are_not_replayed() -> None:
     messages: list[LlmMessage] = [user(), reply(TextContent(text="half"), stop_reason="error"), user("again")]
     assert [item["content"][0]["text"] for item in body_for(messages)["input"][1:]] == ["hi", "again"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({}, {"session-id": "s-1", "x-client-request-id": "s-1"}),
+        ({"provider": "openrouter", "base_url": "https://openrouter.ai/api/v1"}, {"x-session-id": "s-1"}),
+        ({"compat": {"sessionAffinityFormat": "openai-nosession"}}, {"x-client-request-id": "s-1"}),
+    ],
+)
+def test_the_session_headers_follow_the_session_affinity_format(
+    fields: dict[str, Any], expected: dict[str, str]
+) -> None:
+    model = ModelConfig.model_validate({**MODEL.model_dump(by_alias=True, exclude={"compat"}), **fields})
+    request = build_responses_request(model, LlmContext("", [user()]), StreamOptions(session_id="s-1"))
+    assert request.headers == expected
+
+
+def test_strict_is_sent_only_where_the_compat_says_the_server_knows_it() -> None:
+    tool = ToolSpec("read", "Read a file", {"type": "object", "properties": {}})
+    strict = ModelConfig.model_validate(
+        {**MODEL.model_dump(by_alias=True, exclude={"compat"}), "compat": {"supportsStrictMode": True}}
+    )
+    request = build_responses_request(strict, LlmContext("", [user()], [tool]), StreamOptions())
+    assert [entry["strict"] for entry in request.body["tools"]] == [False]

@@ -1,5 +1,6 @@
-"""pi's recorded dialects (tests/fixtures/pi-requests): their configs, and the replies of the server they
-were recorded against, so a test can run pi-tui through the same conversation."""
+"""pi 1.6's recorded dialects (tests/fixtures/pi16/requests, the contract): their configs, and the replies of
+the server they were recorded against, so a test can run pi-tui (or pi itself, tests/live) through the same
+conversation. pi 0.73.1's recordings of the first eight stay in tests/fixtures/pi-requests as history."""
 
 from __future__ import annotations
 
@@ -11,23 +12,45 @@ from pi_tui.config.paths import pi_tui_home
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, tool_call_delta, usage
 from tests.support.responses_stream import FunctionCall, Reasoning, responses_reply, responses_usage
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi-requests"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi16" / "requests"
+PI073_FIXTURES = FIXTURES.parents[1] / "pi-requests"
+"""pi 0.73.1's recordings of the first eight dialects, kept as history (tests/ai/test_pi073_dialects.py)."""
+
+
+def _dialects() -> dict[str, tuple[str, str]]:
+    """`dialects.tsv`: each dialect's thinking level and the environment pi ran with (`NAME=value`)."""
+    found: dict[str, tuple[str, str]] = {}
+    for line in (FIXTURES / "dialects.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, thinking, env, *_ = line.split("|")
+            found[name] = (thinking, env)
+    return found
+
+
+DIALECTS = _dialects()
+"""Every recorded dialect: its thinking level and environment."""
 CHAT_DIALECTS = {
-    "openai-plain": "off",
-    "openai-reasoning": "medium",
-    "openrouter-anthropic": "high",
-    "deepseek": "medium",
-    "zai": "medium",
-    "strict-proxy": "off",
-    "thinking-as-text": "medium",
+    name: thinking for name, (thinking, _) in DIALECTS.items() if not name.startswith("responses")
 }
 """Each Chat Completions dialect and the thinking level pi was run with."""
+PI073_DIALECTS = (
+    "openai-plain",
+    "openai-reasoning",
+    "openrouter-anthropic",
+    "deepseek",
+    "zai",
+    "strict-proxy",
+    "thinking-as-text",
+)
+"""The Chat Completions dialects pi 0.73.1 was recorded in."""
+REASONING_FIELDS = {"ollama": "reasoning"}
+"""The delta field a dialect's server streams reasoning in, where it is not `reasoning_content`."""
 FIRST_PROMPT = "What is the date? Use bash."
 SECOND_PROMPT = "Thanks."
 
 
-def pi_requests(dialect: str) -> list[dict[str, Any]]:
-    lines = (FIXTURES / f"{dialect}.requests.jsonl").read_text(encoding="utf-8").splitlines()
+def pi_requests(dialect: str, folder: Path = FIXTURES) -> list[dict[str, Any]]:
+    lines = (folder / f"{dialect}.requests.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines]
 
 
@@ -41,13 +64,15 @@ def install_models(dialect: str, server: OpenAIServer) -> str:
     return f"{provider}/{entry['models'][0]['id']}"
 
 
-def scripted_replies(server: OpenAIServer) -> None:
-    """The recording server's three answers: reasoning, text and a bash call; reasoning and text; text."""
+def scripted_replies(server: OpenAIServer, dialect: str = "") -> None:
+    """The recording server's three answers: reasoning, text and a bash call; reasoning and text; text.
+    Reasoning streams in the dialect's field (`REASONING_FIELDS`)."""
+    field = REASONING_FIELDS.get(dialect, "reasoning_content")
     call = tool_call_delta(0, call_id="call_1_0", name="bash", arguments='{"command":"echo 2026-11-29"}')
     server.enqueue(
         StreamReply(
             [
-                chunk(reasoning_content="The user wants the date; run it."),
+                chunk(**{field: "The user wants the date; run it."}),
                 chunk(content="Let me check."),
                 chunk(tool_calls=[call]),
                 chunk(finish_reason="tool_calls"),
@@ -56,7 +81,7 @@ def scripted_replies(server: OpenAIServer) -> None:
         ),
         StreamReply(
             [
-                chunk(reasoning_content="Got it."),
+                chunk(**{field: "Got it."}),
                 chunk(content="It is 2026-11-29."),
                 chunk(finish_reason="stop"),
                 chunk(no_choices=True, usage=usage(120, 8)),
