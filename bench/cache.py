@@ -4,7 +4,7 @@ pi-tui's command line runs in-process (`-p`, then `-c -p`, as a person would) ag
 Chat Completions server (tests/support/openai_server.py) with the prompt-cache emulator of the dialect's
 provider (tests/support/cache_emulator.py): Anthropic's marker cache behind OpenRouter, the automatic
 prefix cache of OpenAI, DeepSeek and local servers. The models.json of each dialect is pi's recorded one
-(tests/fixtures/pi-requests) plus a second model of the same provider to switch to. Phases:
+(tests/fixtures/pi16/requests) plus a second model of the same provider to switch to. Phases:
   session      one `-p` run of `--turns` turns; each turn is a prompt, a reply with reasoning and a bash
                call (odd turns say a sentence before the call, even turns call straight away), the
                command's output (`seq 1 200`) and a text answer: two requests per turn
@@ -17,8 +17,10 @@ does not count as a miss), and the input cost with caching vs without. The autom
 without OpenAI's 128-token reporting increments, so the share shows whether the prefix held; the
 session mean with the increments is printed beside it.
 
-The marker dialect's session mean is also given as pi's markers would have it (the same requests without
-the marker pi-tui adds to a trailing tool result), which shows what that marker is worth.
+pi-tui places the markers as pi 1.6 does (the last one on the last message, a trailing tool result
+included). The marker dialect's session mean is also given as pi 0.73.1's markers would have it (the same
+requests with the message marker on the newest user or assistant text), which shows what pi 1.6's placement
+is worth.
 
 Then a whole session with compaction (bench/compaction_bill.py): `--compaction-turns` turns on the marker
 cache that compact several times, its input bill divided by the ideal bill, for pi-tui (the summary asked
@@ -29,7 +31,7 @@ Usage: python bench/cache.py [--turns 6] [--dialect NAME ...] [--compaction-turn
 Targets: share >= 0.98 on the marker cache, 1.0 on the automatic cache, in every phase but switch-away;
 the whole session with compaction at most 1.1x its ideal bill.
 Measured 2026-12-01 (6 turns, 2-core machine, 7-9 s for all four): 1.000 in every targeted phase on all four
-dialects; pi's markers 0.921 on this workload (the tool output is never behind a marker); the automatic
+dialects; pi 0.73.1's markers 0.921 on this workload (the tool output is never behind a marker); the automatic
 caches 0.978-0.980 in OpenAI's 128-token increments (the prompt varies by a token or two with the
 temporary folder's name, which the system prompt shows).
 """
@@ -148,7 +150,7 @@ class DialectRun:
     session_mean_rounded: float | None = None
     """The automatic cache's session mean with OpenAI's 128-token increments (None for markers)."""
     session_mean_pi_markers: float | None = None
-    """The marker cache's session mean had the requests carried pi's markers (None for automatic)."""
+    """The marker cache's session mean had the requests carried pi 0.73.1's markers (None for automatic)."""
     seconds: float = 0.0
 
     def shares(self, phase: str) -> list[float]:
@@ -318,18 +320,32 @@ def _same_model_shares(bodies: list[dict[str, Any]], results: list[CacheResult])
     return shares
 
 
-def without_trailing_tool_marker(body: dict[str, Any]) -> dict[str, Any]:
-    """The request as pi marks it: pi-tui's one addition to pi's markers is the one on a trailing tool
-    result (tests/ai/test_pi_dialects.py holds pi-tui to that)."""
-    messages = body.get("messages") or []
-    if (
-        not messages
-        or messages[-1].get("role") != "tool"
-        or not isinstance(messages[-1].get("content"), list)
-    ):
+def as_pi_073_marked(body: dict[str, Any]) -> dict[str, Any]:
+    """The request as pi 0.73.1 marked it: its message marker on the newest user or assistant text, none on
+    a trailing tool result. pi-tui marks as pi 1.6 does, the last message with text (tool results too;
+    tests/ai/test_pi_dialects.py holds pi-tui to pi 1.6's requests)."""
+    messages = [dict(message) for message in body.get("messages") or []]
+    marker = None
+    for message in messages[1:]:
+        content = message.get("content")
+        if isinstance(content, list):
+            for part in content:
+                marker = part.get("cache_control", marker)
+            message["content"] = [{k: v for k, v in part.items() if k != "cache_control"} for part in content]
+    if marker is None:
         return body
-    parts = [{k: v for k, v in part.items() if k != "cache_control"} for part in messages[-1]["content"]]
-    return {**body, "messages": [*messages[:-1], {**messages[-1], "content": parts}]}
+    for message in reversed(messages[1:]):
+        content = message.get("content")
+        if message["role"] not in ("user", "assistant") or not content:
+            continue
+        if isinstance(content, str):
+            message["content"] = [{"type": "text", "text": content, "cache_control": marker}]
+            break
+        texts = [index for index, part in enumerate(content) if part.get("type") == "text"]
+        if texts:
+            content[texts[-1]] = {**content[texts[-1]], "cache_control": marker}
+            break
+    return {**body, "messages": messages}
 
 
 def explain_miss(cache: PromptCache, previous: dict[str, Any], body: dict[str, Any], cached: int) -> str:
@@ -423,7 +439,7 @@ async def measure_dialect(name: str, turns: int, root: Path) -> DialectRun:
     if dialect.kind == "automatic":
         run.session_mean_rounded = _replayed_session_mean(bodies, labels, PromptCache("automatic"))
     else:
-        pi_bodies = [without_trailing_tool_marker(body) for body in bodies]
+        pi_bodies = [as_pi_073_marked(body) for body in bodies]
         run.session_mean_pi_markers = _replayed_session_mean(pi_bodies, labels, PromptCache("marker"))
     run.seconds = time.perf_counter() - started
     return run
@@ -481,7 +497,7 @@ def report(runs: list[DialectRun]) -> str:
                 if phase == "session" and run.session_mean_rounded is not None:
                     extra = f" ({run.session_mean_rounded:.3f} in OpenAI's 128-token increments)"
                 if phase == "session" and run.session_mean_pi_markers is not None:
-                    extra = f" ({run.session_mean_pi_markers:.3f} with pi's markers)"
+                    extra = f" ({run.session_mean_pi_markers:.3f} with pi 0.73.1's markers)"
                 label = "mean" if phase == "session" else f"first {_share(run.first(phase))}, mean"
                 line += f"  {label} {_share(run.mean(phase))}{extra}  {_verdict(run, phase)}"
             lines.append(line)

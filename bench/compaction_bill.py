@@ -26,9 +26,9 @@ from bench.cache import (
     DIALECTS,
     _cli,
     _private_environment,
+    as_pi_073_marked,
     install_models,
     prompt_for,
-    without_trailing_tool_marker,
 )
 from pi_tui.config.paths import settings_path
 from tests.support.cache_emulator import CacheResult, PromptCache
@@ -185,7 +185,8 @@ async def _drive(server: OpenAIServer, home: Path, plan: Plan) -> None:
 
 
 async def run_plan(label: str, plan: Plan, root: Path, *, pi_markers: bool = False) -> SessionBill:
-    """The plan's bill; `pi_markers`: the same requests as pi marks them, served by a fresh cache."""
+    """The plan's bill; `pi_markers`: the same requests as pi 0.73.1 marked them, served by a fresh cache
+    (pi 1.6 marks as pi-tui does, so pi 1.6's bill is pi-tui serialising's)."""
     server = OpenAIServer()
     server.cache = PromptCache("marker")
     server.responder = answer_summaries
@@ -199,7 +200,7 @@ async def run_plan(label: str, plan: Plan, root: Path, *, pi_markers: bool = Fal
     results = server.cache_results
     if pi_markers:
         cache = PromptCache("marker")
-        results = [cache.serve(without_trailing_tool_marker(body)) for body in bodies]
+        results = [cache.serve(as_pi_073_marked(body)) for body in bodies]
     return bill_requests(label, bodies, results)
 
 
@@ -230,7 +231,10 @@ def whole_session_plans(turns: int) -> dict[str, tuple[Plan, bool]]:
     return {
         "pi-tui (auto: inline)": (Plan(turns, window, {**settings, "strategy": "auto"}), False),
         "pi-tui, serialising": (Plan(turns, window, {**settings, "strategy": "serialize"}), False),
-        "pi (serialising, pi's markers)": (Plan(turns, window, {**settings, "strategy": "serialize"}), True),
+        "pi 0.73.1 (serialising)": (
+            Plan(turns, window, {**settings, "strategy": "serialize"}),
+            True,
+        ),
     }
 
 

@@ -134,3 +134,55 @@ def responses_replies(server: OpenAIServer) -> None:
             usage=responses_usage(1618, 5),
         ),
     )
+
+
+PROSE_TOOL_KEYS = ("description", "parameters")
+TRANSPORT_HEADERS = {
+    "accept",
+    "accept-encoding",
+    "accept-language",
+    "authorization",
+    "connection",
+    "content-length",
+    "content-type",
+    "host",
+    "sec-fetch-mode",
+}
+SESSION_HEADERS = {"session_id", "session-id", "x-client-request-id", "x-session-affinity", "x-session-id"}
+
+
+def without_prose(body: dict[str, Any], session_id: str) -> dict[str, Any]:
+    """The body with prose blanked and the session id replaced by a placeholder."""
+    body = json.loads(json.dumps(body))
+    messages = body.get("messages") or body.get("input") or []
+    if messages and messages[0].get("role") in ("system", "developer"):
+        content = messages[0]["content"]
+        if isinstance(content, str):
+            messages[0]["content"] = "<system prompt>"
+        else:
+            for part in content:
+                part["text"] = "<system prompt>"
+    for tool in body.get("tools") or []:
+        function = tool.get("function", tool)
+        for key in PROSE_TOOL_KEYS:
+            function.pop(key, None)
+    if body.get("prompt_cache_key") == session_id:
+        body["prompt_cache_key"] = "<session id>"
+    return body
+
+
+def header_view(headers: dict[str, str], session_id: str) -> dict[str, str]:
+    """Header names, with the values that must match: the session id where pi sends its own."""
+    view: dict[str, str] = {}
+    for name, value in headers.items():
+        if name in TRANSPORT_HEADERS or name.startswith("x-stainless") or name == "user-agent":
+            continue
+        view[name] = "<session id>" if name in SESSION_HEADERS and value == session_id else "<value>"
+    return view
+
+
+def assert_same_body(ours: dict[str, Any], theirs: dict[str, Any], number: int) -> None:
+    """Every field and value equal, none missing or extra (the order of the top-level fields is the
+    HTTP client's)."""
+    assert sorted(ours) == sorted(theirs), f"request {number}: body fields"
+    assert ours == theirs, f"request {number}: body"
