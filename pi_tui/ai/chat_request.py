@@ -20,12 +20,12 @@ from typing import Any, Literal, TypeAlias
 from pi_tui.ai.convert import transform_messages
 from pi_tui.ai.messages import AssistantMessage, ThinkingLevel, ToolResultMessage
 from pi_tui.ai.openai_messages import WireDialect, WireMessage, to_openai_messages, to_openai_tools
+from pi_tui.ai.output_room import output_tokens
 from pi_tui.ai.stream import LlmContext, LlmMessage, StreamOptions
 from pi_tui.config.compat import Compat, SessionAffinityFormat
 from pi_tui.config.identity import APP_CATEGORY, APP_NAME, APP_URL
 from pi_tui.config.model_config import Api, ModelConfig
 
-OUTPUT_TOKEN_CAP = 32_000
 CACHE_RETENTION_ENV = "PI_CACHE_RETENTION"
 """pi's switch: `long` asks for 24-hour caching where offered, `none` sends no cache key."""
 CacheRetention: TypeAlias = Literal["none", "short", "long"]
@@ -205,7 +205,7 @@ def build_chat_request(model: ModelConfig, context: LlmContext, options: StreamO
         body["stream_options"] = {"include_usage": True}
     if compat.supports_store:
         body["store"] = False
-    body[compat.max_tokens_field] = options.max_tokens or min(model.max_tokens, OUTPUT_TOKEN_CAP)
+    body[compat.max_tokens_field] = output_tokens(model, context, options.max_tokens)
     tools: list[dict[str, Any]] = []
     if context.tools:
         tools = to_openai_tools(context.tools, dialect)

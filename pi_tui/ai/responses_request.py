@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tui.ai.chat_request import OUTPUT_TOKEN_CAP, ProviderRequest, cache_retention, effort_word
+from pi_tui.ai.chat_request import ProviderRequest, cache_retention, effort_word
 from pi_tui.ai.convert import transform_messages
 from pi_tui.ai.messages import ThinkingLevel
+from pi_tui.ai.output_room import output_tokens
 from pi_tui.ai.responses_input import to_responses_input, to_responses_tools
 from pi_tui.ai.stream import LlmContext, StreamOptions
 from pi_tui.config.model_config import ModelConfig
@@ -22,6 +23,8 @@ RESPONSES_PATH = "/responses"
 ENCRYPTED_REASONING = "reasoning.encrypted_content"
 REASONING_SUMMARY = "auto"
 EFFORT_NONE = "none"
+MIN_OUTPUT_TOKENS = 16
+"""The Responses API refuses a smaller `max_output_tokens`; pi 1.6 never asks for less."""
 
 
 def reasoning_params(model: ModelConfig, level: ThinkingLevel) -> dict[str, Any]:
@@ -74,7 +77,7 @@ def build_responses_request(
         if retention == "long" and model.dialect().supports_long_cache_retention:
             body["prompt_cache_retention"] = "24h"
     body["store"] = False
-    body["max_output_tokens"] = options.max_tokens or min(model.max_tokens, OUTPUT_TOKEN_CAP)
+    body["max_output_tokens"] = max(output_tokens(model, context, options.max_tokens), MIN_OUTPUT_TOKENS)
     if context.tools:
         body["tools"] = to_responses_tools(context.tools, strict=model.compat.supports_strict_mode is True)
     if options.tool_choice is not None:

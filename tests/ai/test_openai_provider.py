@@ -402,9 +402,15 @@ async def test_model_headers_are_sent(openai_server: OpenAIServer) -> None:
 
 
 def test_openai_hosted_uses_max_completion_tokens() -> None:
-    model = ModelConfig(id="gpt-5", base_url="https://api.openai.com/v1", max_tokens=128000, reasoning=True)
+    model = ModelConfig(
+        id="gpt-5",
+        base_url="https://api.openai.com/v1",
+        max_tokens=64_000,
+        context_window=400_000,
+        reasoning=True,
+    )
     params = build_chat_request(model, make_context(), StreamOptions(reasoning="xhigh")).body
-    assert params["max_completion_tokens"] == 32000
+    assert params["max_completion_tokens"] == 64_000  # the model's own limit, as pi 1.6 asks (no 32,000 cap)
     assert "max_tokens" not in params
     assert params["reasoning_effort"] == "high"
 

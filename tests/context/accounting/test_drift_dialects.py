@@ -189,15 +189,16 @@ def test_a_marked_prefix_beyond_the_lookback_is_a_moved_marker() -> None:
         3,
         22,
     )
-    # The reply's marker sits on its text, before its call: the prefix it ends holds u1 whole.
-    read = current.system.total() + current.tools.total() + current.messages.tokens[0]
+    # pi 1.6's markers: the system prompt, the last tool and the last tool result; only the first two are
+    # within reach, so the prefix read is the system prompt and the tools.
+    read = current.system.total() + current.tools.total()
     assert (event.cacheable_tokens, event.reprocessed_tokens) == (read, current.total_tokens() - read)
     assert drift_cause(event) == (
         "a cache marker moved: the prefix the last request cached (up to message 3) ends 22 blocks"
         " before the next marker; the provider looks back 20"
     )
-    # The emulated provider agrees: it reads up to the reply's marker, not the tool result's.
-    assert emulated_reads(before, after)[1] == block_end(current, "u1")
+    # The emulated provider agrees: it reads the two blocks behind the system and tool markers.
+    assert emulated_reads(before, after)[1] == 2
 
 
 def test_markers_gone_from_the_next_request_leave_the_written_prefix_unread() -> None:

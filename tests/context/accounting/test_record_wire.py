@@ -76,8 +76,8 @@ def test_fingerprints_follow_the_dialect_markers_aside() -> None:
     ]
     assert changed == [False, True, False]
     assert marked.messages.fingerprints == plain.messages.fingerprints
-    no_strict = MODEL.model_copy(update={"compat": CompatOverrides(supports_strict_mode=False)})
-    assert record(history, model=no_strict).tools.fingerprints != plain.tools.fingerprints
+    strict = MODEL.model_copy(update={"compat": CompatOverrides(supports_strict_mode=True)})
+    assert record(history, model=strict).tools.fingerprints != plain.tools.fingerprints
 
 
 def test_another_models_thinking_is_recorded_as_replayed_text() -> None:
