@@ -14,6 +14,7 @@ from pi_tui.ai.messages import AssistantMessage, ToolResultMessage
 from pi_tui.session_file.context_rebuild import build_session_context
 from pi_tui.session_file.entries import ContextEditEntry, UsageEntry
 from pi_tui.session_file.loader import read_session_file
+from pi_tui.session_file.store import SessionStore
 from pi_tui.session_file.usage_totals import usage_totals
 from tests.support.pi_corpora import PI_1_6
 
@@ -160,3 +161,18 @@ def test_usage_entries_count_in_the_cost_whatever_their_kind(tmp_path: Path) -> 
     assert usage_totals(later.entries).cost == pytest.approx(totals.cost + warming[0].usage.cost.total)
     # Never sent: the context is the same with or without the usage entries.
     assert build_session_context(later.entries).messages == build_session_context(loaded.entries).messages
+
+
+def test_a_fork_keeps_every_pi16_entry_and_field(tmp_path: Path) -> None:
+    source = PI_1_6.session("y-context-edit-tools")
+    copy = tmp_path / "y.jsonl"
+    copy.write_bytes(source.read_bytes())
+    store = SessionStore.open(copy)
+
+    forked = store.create_branched_session(store.leaf_id or "")
+
+    assert forked.path is not None
+    original = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()[1:]]
+    written = [json.loads(line) for line in forked.path.read_text(encoding="utf-8").splitlines()[1:]]
+    assert written == original  # a linear file: the same lines, system messages and context edits too
+    assert build_session_context(forked.entries).messages == build_session_context(store.entries).messages
