@@ -3,7 +3,7 @@
 `convert_to_llm` turns pi-tui's custom message kinds into user messages with pi's exact texts, so a
 session replays byte-for-byte as pi would send it. `transform_messages` is the provider-boundary
 normalisation: failed replies are skipped, orphaned tool calls are answered and results no call asked
-for are dropped, images are replaced for text-only models, foreign thinking becomes text and foreign
+for are dropped, images are replaced for text-only models, foreign thinking is dropped and foreign
 tool-call ids are made portable.
 """
 
@@ -137,9 +137,8 @@ def _foreign_block(block: AssistantBlock, renamed: dict[str, str]) -> AssistantB
     """A block of another model's reply as this model may see it (None = dropped). A renamed tool call
     is recorded in `renamed` so that its result follows it."""
     if isinstance(block, ThinkingContent):
-        if block.redacted or not block.thinking.strip():
-            return None
-        return TextContent(text=block.thinking)
+        # pi 1.6 drops another model's thinking: shown as text, the new model takes it as its own reply.
+        return None
     if isinstance(block, TextContent) and block.text_signature is not None:
         # The signature names an item of the other model's response; this model never saw it.
         return TextContent(text=block.text)

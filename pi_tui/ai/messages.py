@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal, Self, TypeAlias
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 from pydantic.alias_generators import to_camel
 
-StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
+StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted", "deferred"]
+"""`deferred`: pi 1.6's reply whose tool calls wait for the user; replayed like `toolUse`."""
 ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
 
@@ -130,6 +131,9 @@ class ToolCall(PiModel):
 
 UserBlock: TypeAlias = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 AssistantBlock: TypeAlias = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
+AnyBlock: TypeAlias = Annotated[
+    TextContent | ImageContent | ThinkingContent | ToolCall, Field(discriminator="type")
+]
 
 
 # --- usage ----------------------------------------------------------------------------------------
@@ -148,6 +152,8 @@ class Usage(PiModel):
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    reasoning: int | None = omitted()
+    """pi 1.6: the part of `output` spent thinking (already counted in `output`)."""
     total_tokens: int = 0
     cost: Cost = Field(default_factory=Cost)
 
@@ -222,6 +228,7 @@ class ToolResultMessage(PiModel):
     content: list[UserBlock] = Field(default_factory=list)
     details: Any = omitted()
     is_error: bool = False
+    duration_ms: int | None = omitted()
     timestamp: int = 0
 
     @property
@@ -266,6 +273,19 @@ class CompactionSummaryMessage(PiModel):
     timestamp: int = 0
 
 
+class SystemMessage(PiModel):
+    """pi 1.6's checkpoint of the prompt and tools (docs/pi-compatibility.md): `sections` patches the
+    prompt by name (a null value removes one), `toolsAdded` / `toolsRemoved` change the tool set.
+
+    Only `role` and `content` are fields: pi writes the other keys in different orders (a message
+    entry puts `timestamp` before the tools, a compaction's `systemMessage` after them), so they stay
+    the message's own keys, in the order they came, and `pi_tui.ai.system_messages` reads them.
+    """
+
+    role: Literal["system"] = "system"
+    content: str | list[TextContent] = ""
+
+
 class UnknownMessage(PiModel):
     """A role this version does not know: kept verbatim, never sent to a model."""
 
@@ -273,7 +293,16 @@ class UnknownMessage(PiModel):
 
 
 KNOWN_ROLES = frozenset(
-    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+    {
+        "system",
+        "user",
+        "assistant",
+        "toolResult",
+        "bashExecution",
+        "custom",
+        "branchSummary",
+        "compactionSummary",
+    }
 )
 
 
@@ -284,7 +313,8 @@ def _role_tag(value: Any) -> str:
 
 
 AgentMessage: TypeAlias = Annotated[
-    Annotated[UserMessage, Tag("user")]
+    Annotated[SystemMessage, Tag("system")]
+    | Annotated[UserMessage, Tag("user")]
     | Annotated[AssistantMessage, Tag("assistant")]
     | Annotated[ToolResultMessage, Tag("toolResult")]
     | Annotated[BashExecutionMessage, Tag("bashExecution")]

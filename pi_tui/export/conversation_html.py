@@ -22,6 +22,7 @@ from pi_tui.ai.messages import (
     CompactionSummaryMessage,
     CustomMessage,
     ImageContent,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -29,6 +30,7 @@ from pi_tui.ai.messages import (
     UserBlock,
     UserMessage,
 )
+from pi_tui.ai.system_messages import PromptCheckpoint, replay_system_messages
 from pi_tui.export.diff_html import diff_html
 from pi_tui.export.full_output import InlinedOutput, is_truncated, read_inline
 from pi_tui.export.html_text import anchor, esc, num, pre, when
@@ -36,12 +38,14 @@ from pi_tui.export.markdown_html import markdown_to_html
 from pi_tui.session_file.entries import (
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
     CustomMessageEntry,
     MessageEntry,
     ModelChangeEntry,
     SessionEntry,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
+    UsageEntry,
 )
 from pi_tui.tools.diff_lines import diff_of
 from pi_tui.tools.output_pipeline import result_spill_path
@@ -125,9 +129,14 @@ class ConversationRenderer:
                 if key is not None and key not in self.results:
                     self.results[key] = (entry.id, message)
         self.paired = {entry_id for entry_id, _ in self.results.values()}
+        self.edits = {entry.target_id: entry for entry in branch if isinstance(entry, ContextEditEntry)}
+        """pi 1.6's latest context edit of each entry on the branch: the page shows what was written,
+        and says what the model got instead."""
+        self.prompt = PromptCheckpoint()
+        """The tools in force so far, as the branch's system messages are rendered in order."""
 
     def render(self) -> str:
-        parts = [self._one(entry) for entry in self.branch]
+        parts = [self._edited(entry.id, self._one(entry)) for entry in self.branch]
         body = "\n".join(part for part in parts if part)
         return body or '<p class="muted">No messages on this branch.</p>'
 
@@ -153,6 +162,12 @@ class ConversationRenderer:
             return _meta(entry.id, f"Thinking level: {entry.thinking_level}")
         if isinstance(entry, SessionInfoEntry):
             return _meta(entry.id, f"Session named: {entry.name}" if entry.name else "Session name cleared")
+        if isinstance(entry, ContextEditEntry):
+            change = "left out" if entry.replacement is None else "replaced"
+            return _meta(entry.id, f"Context edit: {entry.target_id} {change} from here on")
+        if isinstance(entry, UsageEntry):
+            cost = f"${entry.usage.cost.total:.4f}"
+            return _meta(entry.id, f"Billed call ({entry.kind}, {entry.provider}/{entry.model}): {cost}")
         return ""  # labels (shown in the tree), pi-tui's own records, unknown entries
 
     def _message(self, entry: MessageEntry) -> str:
@@ -176,7 +191,28 @@ class ConversationRenderer:
             )
         if isinstance(message, BranchSummaryMessage | CompactionSummaryMessage):
             return _entry(entry.id, "marker", message.role, markdown_to_html(message.summary))
+        if isinstance(message, SystemMessage):
+            self.prompt = replay_system_messages([message], self.prompt)
+            tools = ", ".join(self.prompt.tool_names)
+            return _meta(entry.id, "Prompt and tools checkpoint" + (f": {tools}" if tools else ""))
         return _entry(entry.id, "meta-line", f"{message.role} message (not shown)", "")
+
+    def _edited(self, entry_id: str, html: str) -> str:
+        """`html` of an entry with, when a context edit changed it, what the model got instead."""
+        edit = self.edits.get(entry_id)
+        if edit is None or not html:
+            return html
+        if edit.replacement is None:
+            note = "Left out of the model's context by a context edit; shown as it was written, never sent."
+            return f'<div class="edited">{esc(note)}</div>{html}'
+        content = edit.replacement.content
+        text = (
+            content
+            if isinstance(content, str)
+            else "".join(block.text for block in content if isinstance(block, TextContent))
+        )
+        note = "A context edit replaced this in the model's context; the model got:"
+        return f'<div class="edited">{esc(note)}{pre(text)}</div>{html}'
 
     def _custom(
         self, entry_id: str, kind: str, content: str | list[UserBlock], display: bool, stamp: str | int
@@ -217,7 +253,7 @@ class ConversationRenderer:
         found = None if failed else self.results.get(key)
         result = found[1] if found is not None else None
         if found is not None:
-            outcome = f'<div id="{anchor(found[0])}">{self._result(found[1])}</div>'
+            outcome = self._edited(found[0], f'<div id="{anchor(found[0])}">{self._result(found[1])}</div>')
         elif failed:
             outcome = '<p class="muted">Not run: the reply failed.</p>'
         else:

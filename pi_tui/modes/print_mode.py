@@ -27,7 +27,7 @@ from pi_tui.modes.session_command_support import report_file_problems
 from pi_tui.modes.user_messages import report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
-from pi_tui.session.open_checks import continue_refusal, folder_warnings
+from pi_tui.session.open_checks import continue_refusal, folder_warnings, missing_tool_note
 from pi_tui.session.services import AgentSessionServices
 from pi_tui.session.session_events import AnyEvent
 from pi_tui.session.store_opening import SessionOpenError, open_store
@@ -156,6 +156,9 @@ async def run_print_mode(
             http_pool=http_pool,
         )
     )
+    tool_note = missing_tool_note(session.missing_tools)
+    if tool_note is not None:
+        report(stderr, tool_note)
     try:
         return await _send_all(session, prompts, options, stdout, stderr)
     finally:

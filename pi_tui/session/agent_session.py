@@ -120,8 +120,14 @@ class AgentSession(SessionControls):
         settings = self.resources.settings
         self.tools_by_name = session_tools(self.resources, self.store)
         self.approval = ApprovalPolicy(config.approve or settings.approval, emit=self.emit)
-        self.active_tools: list[AgentTool[Any]] = select_tools(self.tools_by_name, config.tool_names)
         existing = self.store.build_context()
+        tool_names = config.tool_names
+        if tool_names is None and existing.prompt.seen:
+            # A pi 1.6 file records its tool set: the session continues with it (docs/pi-compatibility.md).
+            tool_names = existing.prompt.tool_names
+        self.missing_tools: list[str] = [name for name in tool_names or () if name not in self.tools_by_name]
+        """Tools the session's file has in force that pi-tui does not have (said once as it opens)."""
+        self.active_tools: list[AgentTool[Any]] = select_tools(self.tools_by_name, tool_names)
         thinking_recorded = has_thinking_entry(self.store)
         requested = config.thinking_level or (
             existing.thinking_level

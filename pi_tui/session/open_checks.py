@@ -27,6 +27,14 @@ def continue_refusal(store: SessionStore) -> str | None:
     )
 
 
+def missing_tool_note(missing: list[str]) -> str | None:
+    """The one line naming the tools a session's file has in force that pi-tui does not have."""
+    if not missing:
+        return None
+    names = ", ".join(missing)
+    return f"this session's tool set includes {names}, which pi-tui does not have: continuing without them"
+
+
 def folder_warnings(store: SessionStore) -> list[str]:
     """One line for each existing folder of the session's files that its group or everyone may write in
     (they could remove, replace or plant links among pi-tui's files there), each folder once per process.

@@ -22,7 +22,16 @@ from pydantic import (
 )
 
 from pi_tui.ai.js_json import js_dumps
-from pi_tui.ai.messages import AgentMessage, PiModel, ThinkingLevel, UserBlock, omitted
+from pi_tui.ai.messages import (
+    AgentMessage,
+    AnyBlock,
+    PiModel,
+    SystemMessage,
+    ThinkingLevel,
+    Usage,
+    UserBlock,
+    omitted,
+)
 
 CURRENT_SESSION_VERSION = 3
 
@@ -69,14 +78,22 @@ class CompactionEntry(EntryBase):
     first_kept_entry_id: str
     tokens_before: int
     details: Any = omitted()
+    usage: Usage | None = omitted()
+    """pi 1.6: what the summary call cost."""
     from_hook: bool | None = omitted()
+    system_message: SystemMessage | None = omitted()
+    """pi 1.6: the prompt sections and tools at the cut; it replaces the system messages before it."""
 
 
 class BranchSummaryEntry(EntryBase):
+    """`from_id`: in pi 1.6 the leaf that was left; in 0.73.1 files, its parent (both only displayed)."""
+
     type: Literal["branch_summary"] = "branch_summary"
     from_id: str
     summary: str
     details: Any = omitted()
+    usage: Usage | None = omitted()
+    """pi 1.6: what the summary call cost."""
     from_hook: bool | None = omitted()
 
 
@@ -89,11 +106,21 @@ class CustomEntry(EntryBase):
 
 
 class CustomMessageEntry(EntryBase):
+    """pi writes this one's own fields before `id, parentId, timestamp` (`appendCustomMessageEntry`)."""
+
     type: Literal["custom_message"] = "custom_message"
     custom_type: str
     content: str | list[UserBlock]
     display: bool = True
     details: Any = omitted()
+
+    @model_serializer(mode="wrap")
+    def _in_pis_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        placed = {"type": dumped.pop("type")}
+        names: tuple[str, ...] = ("id", "parentId", "parent_id", "timestamp")
+        tail = {key: dumped.pop(key) for key in names if key in dumped}
+        return {**placed, **dumped, **tail}
 
 
 class LabelEntry(EntryBase):
@@ -109,6 +136,32 @@ class SessionInfoEntry(EntryBase):
 
     type: Literal["session_info"] = "session_info"
     name: str | None = omitted()
+
+
+class ContextReplacement(PiModel):
+    """What a context edit puts in place of its target's content (text, or blocks of the target's kind)."""
+
+    content: str | list[AnyBlock]
+
+
+class ContextEditEntry(EntryBase):
+    """pi 1.6: from here on, on this branch, `target_id` is sent with `replacement`'s content, or left
+    out (`replacement` null, always written). The target's own line never changes."""
+
+    type: Literal["context_edit"] = "context_edit"
+    target_id: str
+    replacement: ContextReplacement | None
+
+
+class UsageEntry(EntryBase):
+    """pi 1.6: a billed model call that is not a conversation turn (`kind` `cache_warm` today; any
+    kind is read). Counted in the session's cost, never sent to a model."""
+
+    type: Literal["usage"] = "usage"
+    kind: str
+    provider: str
+    model: str
+    usage: Usage
 
 
 class UnknownEntry(EntryBase):
@@ -143,6 +196,8 @@ ENTRY_CLASSES: dict[str, type[EntryBase]] = {
     "custom_message": CustomMessageEntry,
     "label": LabelEntry,
     "session_info": SessionInfoEntry,
+    "context_edit": ContextEditEntry,
+    "usage": UsageEntry,
 }
 """The class of each known `type`; `SessionEntry` below is the same list as a discriminated union."""
 
@@ -167,6 +222,8 @@ SessionEntry: TypeAlias = Annotated[
     | Annotated[CustomMessageEntry, Tag("custom_message")]
     | Annotated[LabelEntry, Tag("label")]
     | Annotated[SessionInfoEntry, Tag("session_info")]
+    | Annotated[ContextEditEntry, Tag("context_edit")]
+    | Annotated[UsageEntry, Tag("usage")]
     | Annotated[UnknownEntry, Tag("unknown")],
     Discriminator(_entry_tag),
 ]

@@ -17,11 +17,16 @@ from typing import Any, BinaryIO, cast
 
 from pydantic import ValidationError
 
+from pi_tui.ai.messages import SystemMessage
+from pi_tui.ai.system_messages import system_message_problems
 from pi_tui.session_file.diagnostics import Diagnostic
 from pi_tui.session_file.entries import (
     CURRENT_SESSION_VERSION,
     ENTRY_ADAPTER,
     ENTRY_CLASSES,
+    CompactionEntry,
+    ContextEditEntry,
+    MessageEntry,
     SessionEntry,
     SessionHeader,
     UnknownEntry,
@@ -141,12 +146,12 @@ def load_session_text(path: Path, text: str, *, decode_note: str | None = None) 
 
 
 def _validate_entries(result: LoadedSession, objects: list[tuple[int, dict[str, Any]]]) -> None:
-    seen: set[str] = set()
+    seen: dict[str, str | None] = {}
     for number, obj in objects:
         _add_object(result, number, obj, seen)
 
 
-def _add_object(result: LoadedSession, number: int, obj: dict[str, Any], seen: set[str]) -> None:
+def _add_object(result: LoadedSession, number: int, obj: dict[str, Any], seen: dict[str, str | None]) -> None:
     """Validate one parsed entry line and add it (or its diagnostic) to `result`."""
     if obj.get("type") == "session":
         result.skipped_lines += 1
@@ -174,11 +179,39 @@ def _add_object(result: LoadedSession, number: int, obj: dict[str, Any], seen: s
     _add_entry(result, number, entry, seen)
 
 
-def _add_entry(result: LoadedSession, number: int, entry: SessionEntry, seen: set[str]) -> None:
+def _add_entry(result: LoadedSession, number: int, entry: SessionEntry, seen: dict[str, str | None]) -> None:
     if entry.id in seen:
         result.diagnostics.append(Diagnostic(result.path, number, f"duplicate entry id {entry.id!r}"))
-    seen.add(entry.id)
+    for problem in _pi16_problems(entry, seen):
+        result.diagnostics.append(Diagnostic(result.path, number, problem))
+    seen[entry.id] = entry.parent_id
     result.entries.append(entry)
+
+
+def _pi16_problems(entry: SessionEntry, seen: dict[str, str | None]) -> list[str]:
+    """What pi 1.6 ignores in an entry it reads: a malformed part of a system message, a context edit
+    whose target is missing or not on the edit's own branch (pi applies edits only there)."""
+    if isinstance(entry, MessageEntry) and isinstance(entry.message, SystemMessage):
+        return system_message_problems(entry.message)
+    if isinstance(entry, CompactionEntry) and entry.system_message is not None:
+        return [f"compaction {problem}" for problem in system_message_problems(entry.system_message)]
+    if isinstance(entry, ContextEditEntry):
+        if entry.target_id not in seen:
+            return [f"context edit of unknown entry {entry.target_id!r}, ignored"]
+        if not _is_ancestor(entry.target_id, entry.parent_id, seen):
+            return [f"context edit of {entry.target_id!r} on another branch, ignored"]
+    return []
+
+
+def _is_ancestor(target: str, start: str | None, parents: dict[str, str | None]) -> bool:
+    visited: set[str] = set()
+    current = start
+    while current is not None and current not in visited:
+        if current == target:
+            return True
+        visited.add(current)
+        current = parents.get(current)
+    return False
 
 
 class _NeedsGeneralPath(Exception):
@@ -195,7 +228,7 @@ def _stream_session(path: Path, handle: BinaryIO) -> LoadedSession:
     """
     result = LoadedSession(path=path, header=None, entries=[])
     parse_notes: list[Diagnostic] = []
-    seen: set[str] = set()
+    seen: dict[str, str | None] = {}
     number = 0
     for raw in handle:
         number += 1
@@ -260,7 +293,7 @@ def _v3_header(raw: bytes) -> SessionHeader:
 
 
 def _add_line_slowly(
-    result: LoadedSession, number: int, raw: bytes, seen: set[str], parse_notes: list[Diagnostic]
+    result: LoadedSession, number: int, raw: bytes, seen: dict[str, str | None], parse_notes: list[Diagnostic]
 ) -> None:
     """A line the JSON-bytes validation rejected, handled exactly as the whole-file reader would."""
     try:

@@ -1,7 +1,8 @@
 """Token and cost totals over every assistant reply in a session file (pi's footer).
 
 All branches and the history before compactions count: the footer shows what the session has cost,
-not what the current context holds.
+not what the current context holds. pi 1.6's `usage` entries (billed calls that are not turns, such as
+cache warming) count too.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pi_tui.ai.messages import AssistantMessage
-from pi_tui.session_file.entries import MessageEntry, SessionEntry
+from pi_tui.ai.messages import AssistantMessage, Usage
+from pi_tui.session_file.entries import MessageEntry, SessionEntry, UsageEntry
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,9 @@ class UsageTotals:
     cost: float = 0.0
 
     def plus(self, message: AssistantMessage) -> UsageTotals:
-        usage = message.usage
+        return self.plus_usage(message.usage)
+
+    def plus_usage(self, usage: Usage) -> UsageTotals:
         return UsageTotals(
             self.input + usage.input,
             self.output + usage.output,
@@ -37,4 +40,6 @@ def usage_totals(entries: Iterable[SessionEntry]) -> UsageTotals:
     for entry in entries:
         if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
             totals = totals.plus(entry.message)
+        elif isinstance(entry, UsageEntry):
+            totals = totals.plus_usage(entry.usage)
     return totals

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from pi_tui.ai import tokens
-from pi_tui.ai.messages import AgentMessage, CompactionSummaryMessage
+from pi_tui.ai.convert import convert_to_llm
+from pi_tui.ai.messages import AgentMessage, CompactionSummaryMessage, SystemMessage
 from pi_tui.ai.openai_messages import to_openai_messages, to_openai_tools
 from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.model_config import ModelConfig
@@ -25,6 +26,7 @@ from pi_tui.context.accounting.measure import keyed_sent_messages, message_key
 from pi_tui.context.accounting.record import RecordUsage
 from pi_tui.context.system_prompt import SystemPrompt
 from pi_tui.session.inspector import InspectorData
+from pi_tui.session_file.context_rebuild import ProjectedEntry, entry_messages
 
 RowZone: TypeAlias = Literal["prefix", "summary", "kept", "new"]
 PREVIEW_CHARS = 48
@@ -118,6 +120,7 @@ def segment_texts(
     *,
     model: ModelConfig | None = None,
     zones: Mapping[str, Zone] | None = None,
+    projection: Sequence[ProjectedEntry] = (),
 ) -> SegmentTexts:
     """What the model sees for each part of the request.
 
@@ -127,6 +130,9 @@ def segment_texts(
         messages: the context messages (`SessionStore.build_context()`), with `entry_ids` alongside.
         model: the target model; its transform applies (images stripped, failed replies dropped).
         zones: message key → zone (see `ledger_zones`); without it, every message but the summary is new.
+        projection: the context's entries with their edits (`SessionContext.projection`): an entry a
+            context edit replaced is marked edited, one it left out gets a row of its own, never sent
+            (no tokens), holding what it was.
 
     Returns:
         Texts keyed as the rows are: a message that sends nothing has an empty text.
@@ -142,21 +148,64 @@ def segment_texts(
     sent: dict[str, list[str]] = {}
     for key, llm in keyed_sent_messages(messages, entry_ids, model):
         sent.setdefault(key, []).extend(_wire_text(wire) for wire in to_openai_messages("", [llm]))
+    edited = {projected.entry.id for projected in projection if projected.edit is not None}
+    left_out: dict[int, list[ProjectedEntry]] = {}
+    for position, projected in _left_out_positions(projection):
+        if projected.edited_out:
+            left_out.setdefault(position, []).append(projected)
     rows: list[MessageText] = []
-    for message, entry_id in zip(messages, entry_ids, strict=True):
+    for index, (message, entry_id) in enumerate(zip(messages, entry_ids, strict=True)):
+        rows.extend(_left_out_row(projected, zones) for projected in left_out.pop(index, ()))
+        if isinstance(message, SystemMessage):
+            continue  # pi 1.6's prompt checkpoint: pi-tui sends its own prompt (the system rows)
         key = message_key(message, entry_id)
         text = "\n\n".join(sent.get(key, ()))
+        preview = _preview(text) if text else "(not sent)"
         rows.append(
             MessageText(
                 key=key,
                 role=message.role,
                 zone=_zone_of(key, message, zones),
                 tokens=tokens.count_message(message),
-                preview=_preview(text) if text else "(not sent)",
+                preview=f"(edited) {preview}" if key in edited else preview,
                 text=text,
             )
         )
+    rows.extend(_left_out_row(projected, zones) for later in left_out.values() for projected in later)
     return SegmentTexts(system, tool_texts, tuple(rows))
+
+
+def _left_out_positions(projection: Sequence[ProjectedEntry]) -> list[tuple[int, ProjectedEntry]]:
+    """Each projected entry with the index of the first context message after it."""
+    positions: list[tuple[int, ProjectedEntry]] = []
+    index = 0
+    for projected in projection:
+        positions.append((index, projected))
+        index += len(projected.messages)
+    return positions
+
+
+def _left_out_row(projected: ProjectedEntry, zones: Mapping[str, Zone] | None) -> MessageText:
+    """An entry a context edit left out: shown with what it was, counted as nothing (it is not sent)."""
+    original = [
+        _wire_text(wire)
+        for message in _unedited(projected)
+        for wire in to_openai_messages("", convert_to_llm([message]))
+    ]
+    was = "\n\n".join(original)
+    edit_id = projected.edit.id if projected.edit is not None else "?"
+    return MessageText(
+        key=projected.entry.id,
+        role=next((message.role for message in _unedited(projected)), projected.entry.type),
+        zone=zones.get(projected.entry.id, projected.zone) if zones is not None else projected.zone,
+        tokens=0,
+        preview=f"(edited out) {_preview(was)}" if was else "(edited out)",
+        text=f"Left out of every request by context edit {edit_id}. It was:\n\n{was}",
+    )
+
+
+def _unedited(projected: ProjectedEntry) -> tuple[AgentMessage, ...]:
+    return entry_messages(projected.entry)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import pytest
 from pi_tui.export.exporter import ExportError, export_session
 from pi_tui.export.html_export import HtmlOptions, render_html
 from pi_tui.session_file.store import SessionStore
+from tests.support.pi_corpora import CORPUS_FILES, PI_1_6, PiFile
 
 from .hostile_session import EVIL, IMG, PNG, SCRIPT, Page, hostile_session
 
@@ -147,13 +148,30 @@ def test_export_writes_a_private_file_and_leaves_the_session_alone(tmp_path: Pat
         export_session(hostile.store, hostile.store.path.with_suffix(".jsonl"))
 
 
-def test_every_pi_fixture_exports(pi_fixtures: Path) -> None:
-    for path in sorted((pi_fixtures / "pi-sessions").glob("*.jsonl")):
-        store = SessionStore.open(path, migrate=False)
-        parsed = Page(render_html(store))
-        assert parsed.ids() >= SECTIONS, path.name
-        assert remote_references(parsed) == [], path.name
-        assert store.session_id in parsed.all_text
+@pytest.mark.parametrize("pi_file", CORPUS_FILES)
+def test_every_pi_fixture_exports(pi_file: PiFile) -> None:
+    store = SessionStore.open(pi_file.path, migrate=False)
+    parsed = Page(render_html(store))
+    assert parsed.ids() >= SECTIONS
+    assert remote_references(parsed) == []
+    assert store.session_id in parsed.all_text
+
+
+def test_context_edits_are_shown_with_what_was_written_and_what_was_sent() -> None:
+    store = SessionStore.open(PI_1_6.session("y-context-edit-tools"), migrate=False)
+    text = Page(render_html(store)).all_text
+    assert text.count("Left out of the model's context by a context edit") == 2  # a result, a draft
+    assert "DROP-ME-77" in text and "DRAFT-ANSWER" in text  # shown as written
+    assert "A context edit replaced this in the model's context" in text
+    assert "[tool output redacted by extension]" in text
+    assert "Context edit: f0e73a80 replaced from here on" in text
+    assert "Prompt and tools checkpoint: read, bash, grep, find" in text
+
+
+def test_billed_calls_outside_the_conversation_are_listed() -> None:
+    store = SessionStore.open(PI_1_6.session("u-cache-warm-usage"), migrate=False)
+    text = Page(render_html(store)).all_text
+    assert text.count("Billed call (cache_warm, fake/fake-model): $0.0015") == 2
 
 
 def test_an_empty_session_still_makes_a_page(tmp_path: Path) -> None:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pi_tui.ai.messages import UserMessage
 from pi_tui.export.exporter import export_session
 from pi_tui.export.jsonl_export import render_jsonl
 from pi_tui.session_file.loader import read_session_file
 from pi_tui.session_file.store import SessionStore
+from tests.support.pi_corpora import CORPUS_FILES, PiFile
 from tests.support.session_files import read_objects
 
 from .hostile_session import hostile_session
@@ -35,13 +38,19 @@ def test_branch_of_a_pi_tree_loads_back_linear(tmp_path: Path, pi_fixtures: Path
     contexts_match(store, result.path)
 
 
-def test_every_pi_fixture_round_trips(tmp_path: Path, pi_fixtures: Path) -> None:
-    for path in sorted((pi_fixtures / "pi-sessions").glob("*.jsonl")):
-        store = SessionStore.open(path, migrate=False)
-        out = tmp_path / f"{path.stem}.jsonl"
-        export_session(store, out)
-        assert not read_session_file(out).diagnostics, path.name
-        contexts_match(store, out)
+@pytest.mark.parametrize("pi_file", CORPUS_FILES)
+def test_every_pi_fixture_round_trips(tmp_path: Path, pi_file: PiFile) -> None:
+    store = SessionStore.open(pi_file.path, migrate=False)
+    out = tmp_path / f"{pi_file.name}.jsonl"
+    export_session(store, out)
+    assert not read_session_file(out).diagnostics
+    contexts_match(store, out)
+    # Every field pi wrote is kept on the exported copy, the ones pi-tui does not use too (pi 1.6's
+    # `rawStopReason`, `durationMs`, `thinkingLevel`, a usage's `reasoning`, a cost's `totalFromProvider`).
+    exported = {obj["id"]: obj for obj in read_objects(out)[1:]}
+    for obj in read_objects(pi_file.path)[1:]:
+        if obj["id"] in exported:
+            assert exported[obj["id"]] == obj
 
 
 def test_compactions_and_the_side_branch(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""pi's own folder (`$PI_CODING_AGENT_DIR/sessions`) holding copies of the real pi session files."""
+"""pi's own folder (`$PI_CODING_AGENT_DIR/sessions`) holding copies of the real pi session files, of
+both corpora: pi 0.73.1's under their own names, pi 1.6.0's prefixed `pi16-`."""
 
 from __future__ import annotations
 
@@ -10,10 +11,16 @@ import pytest
 
 from pi_tui.config.paths import cwd_folder_name
 from tests.support.openai_server import openai_server
+from tests.support.pi_corpora import PI_0_73, PI_1_6
 
 __all__ = ["openai_server"]
 
-FIXTURE_NAMES = ("a-plain", "b-tools", "c-auto-compaction", "f-tree")
+PI16_PREFIX = "pi16-"
+SOURCES = {name: PI_0_73.session(name) for name in PI_0_73.names} | {
+    PI16_PREFIX + name: PI_1_6.session(name) for name in PI_1_6.names
+}
+FIXTURE_NAMES = tuple(SOURCES)
+"""Every pi file of both corpora, by its name in `pi_folder`."""
 PI_PROJECT = "/home/user/project"
 """The cwd in every fixture's header; it does not exist here, as after moving a project."""
 
@@ -23,8 +30,8 @@ def pi_folder(pi_fixtures: Path) -> Path:
     """pi's per-cwd session folder with every fixture copied in, byte for byte, under its own name."""
     folder = Path(os.environ["PI_CODING_AGENT_DIR"]) / "sessions" / cwd_folder_name(PI_PROJECT)
     folder.mkdir(parents=True)
-    for name in FIXTURE_NAMES:
-        shutil.copyfile(pi_fixtures / "pi-sessions" / f"{name}.jsonl", folder / f"{name}.jsonl")
+    for name, source in SOURCES.items():
+        shutil.copyfile(source, folder / f"{name}.jsonl")
     return folder
 
 

@@ -1,7 +1,9 @@
-"""pi's `buildSessionContext` and `getSessionName`, on the file's raw JSON objects.
+"""pi 1.6's `buildSessionContext` and `getSessionName`, on the file's raw JSON objects.
 
-An independent second reading of pi's rules, checked against pi's own output in `pi-contexts/`, so a
-file pi-tui has appended to can be rebuilt "as pi would" without trusting pi-tui's rebuild.
+An independent second reading of pi's rules, checked against pi's own output in `pi-contexts/` (0.73.1)
+and `pi16/contexts/` (1.6.0), so a file pi-tui has appended to can be rebuilt "as pi would" without
+trusting pi-tui's rebuild. pi 1.6's rules are 0.73.1's plus system messages, a compaction's
+`systemMessage` and context edits; a 0.73.1 file has none of them.
 """
 
 from __future__ import annotations
@@ -46,10 +48,39 @@ def _emitted(entry: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def pi_context(entries: list[dict[str, Any]], leaf_id: str | None = None) -> dict[str, Any]:
-    """`{leafId, thinkingLevel, model, messages}` as pi rebuilds them (leaf: the last entry)."""
+def _projected(entry: dict[str, Any], edit: dict[str, Any] | None) -> list[dict[str, Any]]:
+    if entry["type"] == "compaction":
+        summary = {
+            "role": "compactionSummary",
+            "summary": entry["summary"],
+            "tokensBefore": entry["tokensBefore"],
+            "timestamp": iso_ms(entry["timestamp"]),
+        }
+        messages = [entry["systemMessage"], summary] if entry.get("systemMessage") else [summary]
+    else:
+        message = _emitted(entry)
+        messages = [] if message is None else [message]
+    if edit is None:
+        return messages
+    replacement = edit["replacement"]
+    if replacement is None:
+        return []
+    edited = []
+    for message in messages:
+        if message["role"] in ("user", "assistant", "toolResult", "custom"):
+            content = replacement["content"]
+            if message["role"] in ("assistant", "toolResult") and isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            message = {**message, "content": content}
+        edited.append(message)
+    return edited
+
+
+def pi_projection(entries: list[dict[str, Any]], leaf_id: str | None = None) -> dict[str, Any]:
+    """`{leafId, thinkingLevel, model, messages, projection}` as pi 1.6 rebuilds them (leaf: the last
+    entry); `projection` is `[(entry id, messages it gave)]` for every entry of the context."""
     if not entries:
-        return {"leafId": None, "thinkingLevel": "off", "model": None, "messages": []}
+        return {"leafId": None, "thinkingLevel": "off", "model": None, "messages": [], "projection": []}
     by_id = {entry["id"]: entry for entry in entries}
     leaf = by_id.get(leaf_id) if leaf_id is not None else None
     leaf = leaf or entries[-1]
@@ -70,27 +101,73 @@ def pi_context(entries: list[dict[str, Any]], leaf_id: str | None = None) -> dic
             model = {"provider": entry["message"]["provider"], "modelId": entry["message"]["model"]}
         elif entry["type"] == "compaction":
             compaction = entry
-    messages: list[dict[str, Any]] = []
     if compaction is None:
         chosen = path
     else:
-        messages.append(
-            {
-                "role": "compactionSummary",
-                "summary": compaction["summary"],
-                "tokensBefore": compaction["tokensBefore"],
-                "timestamp": iso_ms(compaction["timestamp"]),
-            }
-        )
         at = path.index(compaction)
         ids = [entry["id"] for entry in path[:at]]
         kept_from = ids.index(compaction["firstKeptEntryId"]) if compaction["firstKeptEntryId"] in ids else at
-        chosen = path[kept_from:at] + path[at + 1 :]
-    for entry in chosen:
-        message = _emitted(entry)
-        if message is not None:
-            messages.append(message)
-    return {"leafId": leaf["id"], "thinkingLevel": thinking, "model": model, "messages": messages}
+        kept = [
+            entry
+            for entry in path[kept_from:at]
+            if not (entry["type"] == "message" and entry["message"]["role"] == "system")
+        ]
+        chosen = [compaction, *kept, *path[at + 1 :]]
+    edits = {entry["targetId"]: entry for entry in chosen if entry["type"] == "context_edit"}
+    messages: list[dict[str, Any]] = []
+    projection: list[tuple[str, int]] = []
+    for index, entry in enumerate(chosen):
+        given = (
+            [] if entry["type"] == "compaction" and index > 0 else _projected(entry, edits.get(entry["id"]))
+        )
+        messages.extend(given)
+        projection.append((entry["id"], len(given)))
+    return {
+        "leafId": leaf["id"],
+        "thinkingLevel": thinking,
+        "model": model,
+        "messages": messages,
+        "projection": projection,
+    }
+
+
+def pi_context(entries: list[dict[str, Any]], leaf_id: str | None = None) -> dict[str, Any]:
+    """`{leafId, thinkingLevel, model, messages}` as pi rebuilds them (leaf: the last entry)."""
+    rebuilt = pi_projection(entries, leaf_id)
+    del rebuilt["projection"]
+    return rebuilt
+
+
+def pi_sent(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The context messages a provider gets besides the system prompt (pi-ai's `transformMessages`):
+    system messages are the prompt, failed replies are dropped, a call without a result gets one
+    (`No result provided`, as for a result a context edit left out)."""
+    sent: list[dict[str, Any]] = []
+    pending: list[str] = []
+
+    def close() -> None:
+        sent.extend(
+            {"role": "toolResult", "toolCallId": call, "content": "No result provided"} for call in pending
+        )
+        pending.clear()
+
+    for message in messages:
+        role = message["role"]
+        if role == "system":
+            continue
+        if role == "assistant":
+            close()
+            if message["stopReason"] in ("error", "aborted"):
+                continue
+            pending.extend(block["id"] for block in message["content"] if block["type"] == "toolCall")
+        elif role == "toolResult":
+            if message["toolCallId"] in pending:
+                pending.remove(message["toolCallId"])
+        elif role == "user":
+            close()
+        sent.append(message)
+    close()
+    return sent
 
 
 def pi_session_name(entries: list[dict[str, Any]]) -> str | None:

@@ -5,7 +5,8 @@ role, content block, `usage` and `cost` has a closed set of keys (required and o
 does not write is an error. Every key, at any depth, must be camelCase, except inside a tool call's
 `arguments` (chosen by the model). `details` (tool results, compactions, branch summaries) and a custom
 entry's `data` are free-form in pi (`T = unknown`); pi reads only `readFiles` / `modifiedFiles` from a
-compaction's or branch summary's details, so those must be string lists when present.
+compaction's or branch summary's details, so those must be string lists when present. The keys are
+pi 1.6.0's, a superset of 0.73.1's (system messages, `context_edit`, `usage` entries and the new fields).
 test_pi_schema.py shows that every line the real pi wrote passes, and that broken lines fail.
 """
 
@@ -20,7 +21,7 @@ ISO_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 ENTRY_ID = re.compile(r"^[0-9a-f]{8}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 CAMEL_CASE = re.compile(r"^[a-z][a-zA-Z0-9]*$")
 THINKING_LEVELS = {"off", "minimal", "low", "medium", "high", "xhigh"}
-STOP_REASONS = {"stop", "length", "toolUse", "error", "aborted"}
+STOP_REASONS = {"stop", "length", "toolUse", "error", "aborted", "deferred"}
 # Message timestamps are Unix milliseconds: after 2001-09-09, before 2286.
 MIN_MS, MAX_MS = 10**12, 10**13
 PI_TUI_CUSTOM_PREFIX = "pi-tui."
@@ -146,7 +147,7 @@ def tool_arguments(value: Any, where: str) -> None:
 
 TOOL_CALL = obj(
     {"type": string, "id": non_empty, "name": non_empty, "arguments": tool_arguments},
-    {"thoughtSignature": string},
+    {"thoughtSignature": string, "namespace": string},
 )
 USER_BLOCK = tagged("type", {"text": TEXT, "image": IMAGE})
 ASSISTANT_BLOCK = tagged("type", {"text": TEXT, "thinking": THINKING, "toolCall": TOOL_CALL})
@@ -157,7 +158,10 @@ def user_content(value: Any, where: str) -> None:
         list_of(USER_BLOCK)(value, where)
 
 
-COST = obj({"input": number, "output": number, "cacheRead": number, "cacheWrite": number, "total": number})
+COST = obj(
+    {"input": number, "output": number, "cacheRead": number, "cacheWrite": number, "total": number},
+    {"cacheWrite1h": number, "totalFromProvider": boolean},
+)
 USAGE = obj(
     {
         "input": integer,
@@ -166,7 +170,8 @@ USAGE = obj(
         "cacheWrite": integer,
         "totalTokens": integer,
         "cost": COST,
-    }
+    },
+    {"reasoning": integer, "cacheWrite1h": integer},
 )
 DIAGNOSTIC = obj(
     {"type": non_empty, "timestamp": millis},
@@ -194,15 +199,46 @@ def assistant(value: Any, where: str) -> None:
             "responseModel": string,
             "diagnostics": list_of(DIAGNOSTIC),
             "errorMessage": string,
+            "rawStopReason": string,
+            "durationMs": integer,
+            "thinkingLevel": one_of(THINKING_LEVELS),
         },
     )(value, where)
     if value["stopReason"] in ("error", "aborted") and "errorMessage" not in value:
         _fail(where, f"stopReason {value['stopReason']} without errorMessage")
 
 
+def sections(value: Any, where: str) -> None:
+    if not isinstance(value, dict):
+        _fail(where, f"expected an object of sections, got {value!r}")
+    for name, text in value.items():
+        if text is not None:
+            string(text, f"{where}.{name}")
+
+
+TOOL_DECLARATION = obj(
+    {"name": non_empty, "description": string, "parameters": any_json}, {"constrainedSampling": any_json}
+)
+
+
+def tool_removal(value: Any, where: str) -> None:
+    if not isinstance(value, str):
+        obj({"name": non_empty})(value, where)
+
+
+def system_content(value: Any, where: str) -> None:
+    if not isinstance(value, str):
+        list_of(TEXT)(value, where)
+
+
+SYSTEM = obj(
+    {"role": string, "content": system_content, "timestamp": integer},
+    {"sections": sections, "toolsAdded": list_of(TOOL_DECLARATION), "toolsRemoved": list_of(tool_removal)},
+)
 MESSAGE = tagged(
     "role",
     {
+        "system": SYSTEM,
         "user": obj({"role": string, "content": user_content, "timestamp": millis}),
         "assistant": assistant,
         "toolResult": obj(
@@ -214,7 +250,7 @@ MESSAGE = tagged(
                 "isError": boolean,
                 "timestamp": millis,
             },
-            {"details": any_json},
+            {"details": any_json, "durationMs": integer, "usage": USAGE, "nestedCalls": any_json},
         ),
         "bashExecution": obj(
             {
@@ -249,6 +285,19 @@ def file_details(value: Any, where: str) -> None:
     FILE_DETAILS({key: value[key] for key in ("readFiles", "modifiedFiles") if key in value}, where)
 
 
+def replacement(value: Any, where: str) -> None:
+    """A context edit's `replacement`: null (left out) or `{content}` (text or content blocks)."""
+    if value is not None:
+        obj(
+            {
+                "content": lambda content, at: (
+                    None if isinstance(content, str) else list_of(ANY_BLOCK)(content, at)
+                )
+            }
+        )(value, where)
+
+
+ANY_BLOCK = tagged("type", {"text": TEXT, "image": IMAGE, "thinking": THINKING, "toolCall": TOOL_CALL})
 BASE = {"type": string, "id": entry_id, "parentId": nullable_id, "timestamp": iso}
 ENTRY = tagged(
     "type",
@@ -258,11 +307,14 @@ ENTRY = tagged(
         "model_change": obj({**BASE, "provider": non_empty, "modelId": non_empty}),
         "compaction": obj(
             {**BASE, "summary": non_empty, "firstKeptEntryId": entry_id, "tokensBefore": integer},
-            {"details": file_details, "fromHook": boolean},
+            {"details": file_details, "fromHook": boolean, "usage": USAGE, "systemMessage": SYSTEM},
         ),
         "branch_summary": obj(
-            {**BASE, "fromId": non_empty, "summary": string}, {"details": file_details, "fromHook": boolean}
+            {**BASE, "fromId": non_empty, "summary": string},
+            {"details": file_details, "fromHook": boolean, "usage": USAGE},
         ),
+        "context_edit": obj({**BASE, "targetId": entry_id, "replacement": replacement}),
+        "usage": obj({**BASE, "kind": non_empty, "provider": non_empty, "model": non_empty, "usage": USAGE}),
         "custom": obj({**BASE, "customType": non_empty}, {"data": any_json}),
         "custom_message": obj(
             {**BASE, "customType": non_empty, "content": user_content, "display": boolean},
@@ -293,6 +345,8 @@ def camel_keys(value: Any, where: str) -> None:
                 _fail(where, f"key {key!r} is not camelCase")
             if key == "arguments" and value.get("type") == "toolCall":
                 continue
+            if key in ("sections", "parameters"):  # pi 1.6: section names and JSON schemas are free
+                continue
             camel_keys(item, f"{where}.{key}")
     elif isinstance(value, list):
         for index, item in enumerate(value):
@@ -301,6 +355,14 @@ def camel_keys(value: Any, where: str) -> None:
 
 def check_line_order(entry: dict[str, Any], where: str) -> None:
     """pi writes `type, id, parentId, timestamp` first; pi-tui's listing relies on `type` leading."""
+    if entry.get("type") == "custom_message" and list(entry)[1] != "id":
+        # pi's `appendCustomMessageEntry` writes these last (handmade files may lead with them)
+        if next(iter(entry)) != "type" or list(entry)[-3:] != ["id", "parentId", "timestamp"]:
+            _fail(
+                where,
+                f"custom_message keys are {list(entry)}, pi writes type first, id, parentId, timestamp last",
+            )
+        return
     if list(entry)[:4] != ["type", "id", "parentId", "timestamp"]:
         _fail(where, f"entry keys start {list(entry)[:4]}, pi writes type, id, parentId, timestamp")
 
@@ -349,7 +411,12 @@ def _check_references(entry: dict[str, Any], seen: dict[str, dict[str, Any]], wh
         _fail(where, f"label targets unknown entry {entry['targetId']}")
     if kind == "branch_summary" and entry["fromId"] != "root" and entry["fromId"] not in seen:
         _fail(where, f"branch summary from unknown entry {entry['fromId']}")
-    if kind == "compaction" and entry["firstKeptEntryId"] not in _path_ids(entry["parentId"], seen):
+    retains_none = kind == "compaction" and entry["firstKeptEntryId"] == entry["id"]  # pi 1.6
+    if (
+        kind == "compaction"
+        and not retains_none
+        and entry["firstKeptEntryId"] not in _path_ids(entry["parentId"], seen)
+    ):
         _fail(where, f"firstKeptEntryId {entry['firstKeptEntryId']} is not on the compacted path")
     if kind == "message" and entry["message"]["role"] == "toolResult":
         calls = {
@@ -361,6 +428,8 @@ def _check_references(entry: dict[str, Any], seen: dict[str, dict[str, Any]], wh
         }
         if entry["message"]["toolCallId"] not in calls:
             _fail(where, f"tool result for unknown call {entry['message']['toolCallId']}")
+    if kind == "context_edit" and entry["targetId"] not in _path_ids(entry["parentId"], seen):
+        _fail(where, f"context edit of {entry['targetId']}, not on its branch")
 
 
 def check_appended(before: bytes, after: bytes, *, linear: bool = True) -> list[dict[str, Any]]:

@@ -74,7 +74,8 @@ def test_context_of_a_pi_session_is_pis_context(
 
     assert report["sessionId"] == header(path)["id"]
     assert report["leafId"] == expected["leafId"]
-    assert report["messageCount"] == len(expected["messages"])
+    # pi 1.6's system messages are pi-tui's system prompt there, not messages of the context.
+    assert report["messageCount"] == sum(message["role"] != "system" for message in expected["messages"])
     assert report["model"] == "{provider}/{modelId}".format(**expected["model"])
     assert report["source"] == "estimate" and report["records"] == []
     assert path.read_bytes() == before
@@ -106,7 +107,7 @@ def test_compactions_of_a_pi_session(
         assert record["firstKeptEntryId"] == entry["firstKeptEntryId"]
         assert record["summaryLength"] == len(entry["summary"])
         assert record["onCurrentBranch"] is True
-        assert record["fromHook"] is False
+        assert record["fromHook"] is entry.get("fromHook", False)
     if compactions:
         last = compactions[-1]
         shown = run_json(capsys, "compactions", str(path), "--show", last["id"], "--json")

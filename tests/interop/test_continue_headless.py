@@ -22,7 +22,7 @@ from tests.interop.headless import (
     run_main,
     wire_text,
 )
-from tests.interop.pi_reference import pi_context, pi_labels, read_entries
+from tests.interop.pi_reference import pi_context, pi_labels, pi_sent, read_entries
 from tests.interop.pi_schema import check_appended
 from tests.support.openai_server import OpenAIServer, text_reply
 
@@ -75,9 +75,9 @@ async def test_continuing_appends_pi_entries_only(
 
     # What the model got: pi's whole context (summaries as user text), then the prompt.
     sent = [message for message in openai_server.requests[0].body["messages"] if message["role"] != "system"]
-    assert len(sent) == len(old_context) + 1
+    assert len(sent) == len(pi_sent(old_context)) + 1
     assert wire_text(sent[-1]) == PROMPT
-    if old_context[0]["role"] == "compactionSummary":
+    if any(message["role"] == "compactionSummary" for message in old_context[:2]):
         assert wire_text(sent[0]).startswith("The conversation history before this point was compacted")
 
 

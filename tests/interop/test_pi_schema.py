@@ -10,23 +10,25 @@ from typing import Any
 
 import pytest
 
-from tests.interop.conftest import FIXTURE_NAMES
-from tests.interop.pi_reference import pi_context, pi_session_name, read_entries
+from tests.interop.pi_reference import pi_projection, pi_session_name, read_entries
 from tests.interop.pi_schema import SchemaError, check_appended, check_entry, check_session_lines
+from tests.support.pi_corpora import CORPUS_FILES, PiFile
 
 
-@pytest.mark.parametrize("name", FIXTURE_NAMES)
-def test_every_line_pi_wrote_passes(pi_fixtures: Path, name: str) -> None:
-    lines = (pi_fixtures / "pi-sessions" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+@pytest.mark.parametrize("pi_file", CORPUS_FILES)
+def test_every_line_pi_wrote_passes(pi_file: PiFile) -> None:
+    lines = pi_file.path.read_text(encoding="utf-8").splitlines()
     assert len(check_session_lines(lines)) == len(lines) - 1
 
 
-@pytest.mark.parametrize("name", FIXTURE_NAMES)
-def test_reference_rebuild_equals_pis_own(pi_fixtures: Path, name: str) -> None:
-    expected = json.loads((pi_fixtures / "pi-contexts" / f"{name}.context.json").read_text())
-    entries = read_entries(pi_fixtures / "pi-sessions" / f"{name}.jsonl")
-    rebuilt = pi_context(entries)
+@pytest.mark.parametrize("pi_file", CORPUS_FILES)
+def test_reference_rebuild_equals_pis_own(pi_file: PiFile) -> None:
+    expected = json.loads(pi_file.context_path.read_text())
+    entries = read_entries(pi_file.path)
+    rebuilt = pi_projection(entries)
     assert rebuilt["messages"] == expected["messages"]
+    if "projection" in expected:
+        assert rebuilt["projection"] == [(entry["id"], entry["messages"]) for entry in expected["projection"]]
     assert (rebuilt["leafId"], rebuilt["thinkingLevel"], rebuilt["model"]) == (
         expected["leafId"],
         expected["thinkingLevel"],

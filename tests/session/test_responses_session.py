@@ -165,11 +165,11 @@ async def test_fallback_to_a_chat_model_and_back_replays_in_each_wire_format(
     chat = openai_server.requests[4]
     assert chat.path == "/v1/chat/completions"
     assert chat_reply_sent(chat.body)[:2] == [
-        # The reasoning summary goes back as text (the chat model never saw the reasoning item), and the
-        # call id is cut to its call part in the characters every provider takes.
+        # The reasoning is dropped (pi 1.6: another model's thinking is not replayed), and the call id
+        # is cut to its call part in the characters every provider takes.
         {
             "role": "assistant",
-            "content": "Run it.Checking.",
+            "content": "Checking.",
             "tool_calls": [
                 {
                     "id": "call_a_1",

@@ -11,6 +11,7 @@ from pi_tui.ai.js_json import js_dumps
 from pi_tui.session_file.entries import (
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
     CustomEntry,
     CustomMessageEntry,
     LabelEntry,
@@ -20,12 +21,29 @@ from pi_tui.session_file.entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
     UnknownEntry,
+    UsageEntry,
     entry_line,
     parse_entry,
     reparented,
 )
 
 BASE = {"id": "0a1b2c3d", "parentId": "ffffeeee", "timestamp": "2026-11-29T23:04:35.750Z"}
+PI16_USAGE = {
+    "input": 10,
+    "output": 2,
+    "cacheRead": 0,
+    "cacheWrite": 0,
+    "reasoning": 1,
+    "totalTokens": 12,
+    "cost": {
+        "input": 0.1,
+        "output": 0.2,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "total": 0.3,
+        "totalFromProvider": False,
+    },
+}
 
 EXAMPLES: list[tuple[type[Any], dict[str, Any]]] = [
     (
@@ -72,13 +90,84 @@ EXAMPLES: list[tuple[type[Any], dict[str, Any]]] = [
     (CustomEntry, {"type": "custom", **BASE, "customType": "pi-tui.request", "data": {"n": 0.5}}),
     (
         CustomMessageEntry,
-        {
+        {  # pi's `appendCustomMessageEntry` writes the entry's own fields before id, parentId, timestamp
             "type": "custom_message",
-            **BASE,
             "customType": "ext",
             "content": [{"type": "text", "text": "t"}],
             "display": True,
             "details": {"k": [1, 2]},
+            **BASE,
+        },
+    ),
+    (ContextEditEntry, {"type": "context_edit", **BASE, "targetId": "12345678", "replacement": None}),
+    (
+        ContextEditEntry,
+        {
+            "type": "context_edit",
+            **BASE,
+            "targetId": "12345678",
+            "replacement": {"content": [{"type": "text", "text": "[redacted]"}]},
+        },
+    ),
+    (
+        ContextEditEntry,
+        {"type": "context_edit", **BASE, "targetId": "12345678", "replacement": {"content": "x"}},
+    ),
+    (
+        UsageEntry,
+        {
+            "type": "usage",
+            **BASE,
+            "kind": "some_future_kind",
+            "provider": "fake",
+            "model": "fake-model",
+            "usage": PI16_USAGE,
+        },
+    ),
+    (
+        CompactionEntry,
+        {
+            "type": "compaction",
+            **BASE,
+            "summary": "s",
+            "firstKeptEntryId": "0a1b2c3d",
+            "tokensBefore": 9400,
+            "details": {"readFiles": [], "modifiedFiles": []},
+            "usage": PI16_USAGE,
+            "fromHook": False,
+            "systemMessage": {
+                "role": "system",
+                "content": "",
+                "sections": {"preamble": "p"},
+                "toolsAdded": [{"name": "read", "description": "d", "parameters": {"type": "object"}}],
+                "timestamp": 1795993475799,
+            },
+        },
+    ),
+    (
+        BranchSummaryEntry,
+        {
+            "type": "branch_summary",
+            **BASE,
+            "fromId": "12345678",
+            "summary": "b",
+            "details": {"readFiles": [], "modifiedFiles": []},
+            "usage": PI16_USAGE,
+            "fromHook": False,
+        },
+    ),
+    (
+        MessageEntry,
+        {
+            "type": "message",
+            **BASE,
+            "message": {
+                "role": "system",
+                "content": "",
+                "sections": {"rules": None, "tools": "t"},
+                "timestamp": 1795993475799,
+                "toolsRemoved": [{"name": "edit"}],
+            },
         },
     ),
     (LabelEntry, {"type": "label", **BASE, "targetId": "12345678", "label": "checkpoint"}),

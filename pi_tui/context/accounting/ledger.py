@@ -4,7 +4,9 @@
 O(that entry) (a compaction rebuilds, which is rare); `reset` takes a whole branch, recounting only
 entries it has not seen before (counts are kept per entry id, and entries never change). The context is
 the one rebuild of `session_file.context_rebuild`, each message tagged with its zone: the compaction
-summary, the kept entries before the compaction, the new ones after it.
+summary, the kept entries before the compaction, the new ones after it. pi 1.6's context edits are
+applied (an edited entry is counted as it is sent; one left out is not counted), and its system
+messages are left out: pi-tui sends its own system prompt, counted with the tools.
 
 Context usage is pi's `getContextUsage()`: the last reply's reported usage plus an estimate of the
 messages after it, here offline tiktoken counts (`tokens.count_message`) in place of pi's chars/4.
@@ -19,16 +21,18 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from pi_tui.ai import tokens
-from pi_tui.ai.messages import AgentMessage, AssistantMessage, BashExecutionMessage
+from pi_tui.ai.messages import AgentMessage, AssistantMessage, BashExecutionMessage, SystemMessage
 from pi_tui.context.accounting.measure import COMPACTION_SUMMARY_KEY
 from pi_tui.session_file.context_rebuild import (
-    compaction_summary_message,
-    entry_message,
-    split_at_latest_compaction,
+    ProjectedEntry,
+    Zone,
+    context_projection,
+    edited_messages,
+    entry_messages,
 )
-from pi_tui.session_file.entries import CompactionEntry, SessionEntry
+from pi_tui.session_file.entries import CompactionEntry, ContextEditEntry, SessionEntry
 
-Zone: TypeAlias = Literal["summary", "kept", "new"]
+__all__ = ["BranchLedger", "ContextUsage", "UsageSource", "Zone"]
 UsageSource: TypeAlias = Literal["usage", "estimate", "unknown"]
 
 
@@ -70,34 +74,40 @@ class BranchLedger:
         self._anchor_tokens = 0
         self._trailing = 0
         self._fresh_after_compaction: int | None = None
-        split = split_at_latest_compaction(self.entries)
-        self.compaction = split.compaction
-        if split.compaction is not None:
-            summary = compaction_summary_message(split.compaction)
-            self._add(COMPACTION_SUMMARY_KEY, summary, self._count_message(summary), "summary")
-        for entry in split.kept:
-            self._add_entry(entry, "kept")
-        for entry in split.after:
-            self._add_entry(entry, "new")
+        self.projection: list[ProjectedEntry] = context_projection(self.entries)
+        for projected in self.projection:
+            if projected.zone == "summary":
+                assert isinstance(projected.entry, CompactionEntry)
+                self.compaction = projected.entry
+                for message in projected.messages:
+                    if not isinstance(message, SystemMessage):
+                        self._add(COMPACTION_SUMMARY_KEY, message, self._count_message(message), "summary")
+            else:
+                self._add_projected(projected)
 
     def append(self, entry: SessionEntry) -> None:
         """One new entry at the end of the branch (a child of the current leaf)."""
-        if isinstance(entry, CompactionEntry):
+        if isinstance(entry, CompactionEntry | ContextEditEntry):
             self.reset([*self.entries, entry])
             return
         self._path_pos[entry.id] = len(self.entries)
         self.entries.append(entry)
-        self._add_entry(entry, "new")
+        projected = ProjectedEntry(entry, "new", edited_messages(entry_messages(entry), None))
+        self.projection.append(projected)
+        self._add_projected(projected)
 
-    def _add_entry(self, entry: SessionEntry, zone: Zone) -> None:
-        message = entry_message(entry)
-        if message is None:
-            return
-        count = self._counts.get(entry.id)
-        if count is None:
-            count = self._count_message(message)
-            self._counts[entry.id] = count
-        self._add(entry.id, message, count, zone)
+    def _add_projected(self, projected: ProjectedEntry) -> None:
+        entry = projected.entry
+        for message in projected.messages:
+            if isinstance(message, SystemMessage):
+                continue
+            # An edited entry is counted as sent; its edit is part of the key (entries never change).
+            cache_key = entry.id if projected.edit is None else f"{entry.id}@{projected.edit.id}"
+            count = self._counts.get(cache_key)
+            if count is None:
+                count = self._count_message(message)
+                self._counts[cache_key] = count
+            self._add(entry.id, message, count, projected.zone)
 
     def _add(self, key: str, message: AgentMessage, count: int, zone: Zone) -> None:
         self._context_pos[key] = len(self.keys)

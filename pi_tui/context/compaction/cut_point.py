@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pi_tui.ai.messages import BashExecutionMessage, ToolResultMessage, UnknownMessage, UserMessage
+from pi_tui.ai.messages import (
+    BashExecutionMessage,
+    SystemMessage,
+    ToolResultMessage,
+    UnknownMessage,
+    UserMessage,
+)
 from pi_tui.context.compaction.token_estimate import estimate_tokens
 from pi_tui.session_file.context_rebuild import entry_message
 from pi_tui.session_file.entries import SessionEntry
@@ -36,7 +42,9 @@ def is_valid_cut(entry: SessionEntry) -> bool:
     """A message entry other than a tool result, or a branch summary / custom message entry."""
     if entry.type == "message":
         message = entry_message(entry)
-        return message is not None and not isinstance(message, ToolResultMessage | UnknownMessage)
+        return message is not None and not isinstance(
+            message, ToolResultMessage | UnknownMessage | SystemMessage
+        )
     return entry.type in _CUT_TYPES
 
 

@@ -2,7 +2,10 @@
 
 The span starts where the previous compaction's kept region began (so those messages are
 summarised again, merged into the previous summary) and ends at the cut point. Compaction entries
-inside the span contribute nothing: their content arrives as `previous_summary`.
+inside the span contribute nothing: their content arrives as `previous_summary`. pi 1.6's context
+edits apply (a redacted output is summarised redacted, one left out not at all) and its system
+messages are prompt state, not conversation: the summary, its file lists and the loss audit never
+see what an edit removed.
 """
 
 from __future__ import annotations
@@ -10,13 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from pi_tui.ai.messages import AgentMessage
+from pi_tui.ai.messages import AgentMessage, SystemMessage
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.cut_point import find_cut_point
 from pi_tui.context.compaction.file_ops import FileOps
 from pi_tui.context.compaction.token_estimate import estimate_context_tokens
-from pi_tui.session_file.context_rebuild import entry_message, last_compaction_index, path_context
-from pi_tui.session_file.entries import CompactionEntry, SessionEntry
+from pi_tui.session_file.context_rebuild import (
+    edited_messages,
+    entry_message,
+    last_compaction_index,
+    path_context,
+)
+from pi_tui.session_file.entries import CompactionEntry, ContextEditEntry, SessionEntry
 
 ALREADY_COMPACTED = "Already compacted"
 NOTHING_TO_COMPACT = "Nothing to compact (session too small)"
@@ -71,12 +79,18 @@ class CompactionPreparation:
 
 
 def span_messages(items: Sequence[SessionEntry], start: int, end: int) -> list[SpanMessage]:
-    """Messages of `items[start:end]` as compaction reads them."""
-    return [
-        SpanMessage(entry.id, message)
-        for entry in items[start:end]
-        if (message := entry_message(entry)) is not None
-    ]
+    """Messages of `items[start:end]` as compaction reads them: after the latest context edit of each
+    (an edit can only follow its target on the path), system messages left out."""
+    edits = {entry.target_id: entry for entry in items[start:] if isinstance(entry, ContextEditEntry)}
+    span: list[SpanMessage] = []
+    for entry in items[start:end]:
+        message = entry_message(entry)
+        if message is None or isinstance(message, SystemMessage):
+            continue
+        span.extend(
+            SpanMessage(entry.id, edited) for edited in edited_messages((message,), edits.get(entry.id))
+        )
+    return span
 
 
 def boundary_start(

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
-from pi_tui.session.open_checks import continue_refusal, folder_warnings
+from pi_tui.session.open_checks import continue_refusal, folder_warnings, missing_tool_note
 from pi_tui.session_file.diagnostics import diagnostic_lines
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
@@ -27,5 +27,8 @@ async def show_opening_notices(screen: Screen[Any], session: AgentSession) -> No
     elif lines:
         text = "\n".join(["This session file has problems:", *lines])
         await conversation.mount(NoticeBlock(text, kind="warning"))
+    note = missing_tool_note(session.missing_tools)
+    if note is not None:
+        await conversation.mount(NoticeBlock(note, kind="warning"))
     for warning in folder_warnings(session.store):
         screen.notify(warning, severity="warning", timeout=10, markup=False)

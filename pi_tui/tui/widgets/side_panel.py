@@ -240,6 +240,7 @@ class SidePanel(Vertical):
                 context.entry_ids,
                 model=session.model,
                 zones=ledger_zones(cache.ledger),
+                projection=context.projection,
             )
         deliver(self, lambda: self.query_one(ContextInspector).show(data, texts))
 
