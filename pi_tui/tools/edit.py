@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from typing import Any, ClassVar
@@ -11,17 +10,22 @@ from pydantic import ConfigDict, Field
 
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.config.regular_files import FileTooLarge, NotRegularFile, open_regular, read_bounded
 from pi_tui.tools.edit_diff import (
     Edit,
     EditError,
     apply_edits,
     detect_line_ending,
     generate_diff,
+    line_endings,
     normalize_to_lf,
+    restore_each_line_ending,
     restore_line_endings,
     strip_bom,
 )
 from pi_tui.tools.file_locks import file_mutation_lock
+from pi_tui.tools.file_work import FileWorkAborted, run_file_work
+from pi_tui.tools.image_sniff import sniff_image_mime
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.path_resolution import error_code, resolve_to_cwd
 
@@ -50,6 +54,12 @@ class EditParams(ToolParams):
 
 
 EMPTY_EDITS = "Edit tool input is invalid. edits must contain at least one replacement."
+MAX_EDIT_FILE_BYTES = 128 * 1024 * 1024
+BINARY_SNIFF_BYTES = 8192
+
+
+class _Refused(Exception):
+    """The file is not one `edit` changes (binary, too large, not a regular file); the text says why."""
 
 
 def _cannot_edit(path: str, error: OSError) -> str:
@@ -122,25 +132,34 @@ class EditTool(AgentTool[EditParams]):
             if signal.aborted:
                 return ToolResult.error(OPERATION_ABORTED)
             try:
-                raw = await asyncio.to_thread(_read_for_edit, absolute)
+                raw = await run_file_work(signal, lambda: _read_for_edit(absolute, params.path))
+            except _Refused as refusal:
+                return ToolResult.error(str(refusal))
             except OSError as error:
                 return ToolResult.error(_cannot_edit(params.path, error))
-            if signal.aborted:
+            except FileWorkAborted:
                 return ToolResult.error(OPERATION_ABORTED)
             bom, content = strip_bom(raw)
             ending = detect_line_ending(content)
+            endings = line_endings(content)
+            lf_content = normalize_to_lf(content)
             try:
-                base, new = apply_edits(normalize_to_lf(content), edits, params.path)
+                base, new = apply_edits(lf_content, edits, params.path)
             except EditError as error:
                 return ToolResult.error(str(error))
-            final = bom + restore_line_endings(new, ending)
+            if len(set(endings)) > 1:  # mixed: every line keeps its own
+                final = bom + restore_each_line_ending(lf_content, new, endings, ending)
+            else:
+                final = bom + restore_line_endings(new, ending)
             try:
-                await asyncio.to_thread(_write_text, absolute, final)
+                await run_file_work(signal, lambda: _write_text(absolute, final))
             except OSError as error:
                 return ToolResult.error(_cannot_edit(params.path, error))
+            except FileWorkAborted:
+                return ToolResult.error(OPERATION_ABORTED)
             if signal.aborted:
                 return ToolResult.error(OPERATION_ABORTED)
-        diff = generate_diff(base, new)
+        diff = generate_diff(_shown(base), _shown(new))
         details: dict[str, Any] = {"diff": diff.diff}
         if diff.first_changed_line is not None:
             details["firstChangedLine"] = diff.first_changed_line
@@ -157,14 +176,43 @@ def _is_single_edit(value: object) -> bool:
     )
 
 
-def _read_for_edit(path: str) -> str:
+def _read_for_edit(path: str, shown_path: str) -> str:
+    """The file as text; bytes that are not UTF-8 become lone surrogates (`surrogateescape`), so they
+    are written back exactly as they were."""
     if not os.access(path, os.R_OK | os.W_OK):
         with open(path, "r+b"):  # raises the OSError that names why (ENOENT, EACCES, EISDIR)
             pass
-    with open(path, "rb") as file:
-        return file.read().decode("utf-8", "replace")
+    try:
+        data = read_bounded(path, MAX_EDIT_FILE_BYTES)
+    except FileTooLarge as refusal:
+        raise _Refused(f"Cannot edit {shown_path}: {refusal.reason}. Use bash to change it.") from refusal
+    except NotRegularFile as refusal:
+        raise _Refused(f"Cannot edit {shown_path}: {refusal.reason}.") from refusal
+    head = data[:BINARY_SNIFF_BYTES]
+    if sniff_image_mime(head) is not None or b"\x00" in head:
+        raise _Refused(
+            f"Cannot edit {shown_path}: binary file. Use bash to inspect it (e.g. file, xxd, strings)."
+        )
+    return data.decode("utf-8", "surrogateescape")
 
 
 def _write_text(path: str, text: str) -> None:
-    with open(path, "wb") as file:
-        file.write(text.encode("utf-8", "surrogatepass"))
+    data = _encoded(text)
+    with open(open_regular(path, os.O_WRONLY | os.O_TRUNC), "wb") as file:
+        file.write(data)
+
+
+def _shown(text: str) -> str:
+    """Text for the diff the model and the user read: bytes that were not UTF-8 shown as U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _encoded(text).decode("utf-8", "replace")
+    return text
+
+
+def _encoded(text: str) -> bytes:
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate the model sent, not one read from the file
+        return text.encode("utf-8", "surrogatepass")

@@ -49,11 +49,38 @@ def detect_line_ending(content: str) -> str:
 
 
 def normalize_to_lf(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    """CRLF to LF; a lone CR is a character of its line, not a line ending, and stays."""
+    return text.replace("\r\n", "\n")
 
 
 def restore_line_endings(text: str, ending: str) -> str:
     return text.replace("\n", "\r\n") if ending == "\r\n" else text
+
+
+def line_endings(content: str) -> list[str]:
+    """The ending of each line of `content` that has one (`\r\n` or `\n`), in order."""
+    return ["\r\n" if line.endswith("\r") else "\n" for line in content.split("\n")[:-1]]
+
+
+def restore_each_line_ending(before: str, after: str, endings: list[str], fallback: str) -> str:
+    """`after` (LF) with each line ending as it was in the file: a line kept from `before` keeps its own,
+    a changed or added line takes the ending of the line it replaced or follows (`fallback` at the end)."""
+    old_lines, new_lines = before.split("\n"), after.split("\n")
+    chosen: list[str] = []
+    heuristic = max(len(old_lines), len(new_lines)) > EXACT_DIFF_MAX_LINES
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=heuristic)
+    for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+        if tag == "equal":
+            chosen.extend(_ending_at(endings, index, fallback) for index in range(old_start, old_end))
+        else:
+            chosen.extend([_ending_at(endings, old_start, fallback)] * (new_end - new_start))
+    return "".join(line + chosen[index] for index, line in enumerate(new_lines[:-1])) + new_lines[-1]
+
+
+def _ending_at(endings: list[str], index: int, fallback: str) -> str:
+    if index < len(endings):
+        return endings[index]
+    return endings[-1] if endings else fallback
 
 
 def strip_bom(content: str) -> tuple[str, str]:

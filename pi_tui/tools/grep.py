@@ -11,13 +11,15 @@ import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, BinaryIO, ClassVar
 
 from pydantic import Field
 
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.config.project_files.file_walk import walk
+from pi_tui.config.regular_files import NotRegularFile, check_regular, open_regular
+from pi_tui.tools.file_work import FileWorkAborted, run_file_work
 from pi_tui.tools.glob_match import GlobPatternError, glob_matcher
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.path_resolution import resolve_to_cwd
@@ -31,6 +33,7 @@ from pi_tui.tools.truncate import (
 
 DEFAULT_LIMIT = 100
 BINARY_SNIFF_BYTES = 8192
+LONG_LINE_BYTES = 1 << 20
 # Files above this size are searched line by line from disk and never held whole (no context lines).
 WHOLE_FILE_BYTES = 32 * 1024 * 1024
 
@@ -94,7 +97,10 @@ class GrepTool(AgentTool[GrepParams]):
         if signal.aborted:
             return ToolResult.error(OPERATION_ABORTED)
         search_path = resolve_to_cwd(params.path or ".", self.cwd)
-        kind = await asyncio.to_thread(_path_kind, search_path)
+        try:
+            kind = await asyncio.to_thread(_path_kind, search_path)
+        except NotRegularFile as refusal:
+            return ToolResult.error(f"Cannot search {params.path or '.'}: {refusal.reason}.")
         if kind is None:
             return ToolResult.error(f"Path not found: {search_path}")
         is_dir = kind == "dir"
@@ -105,9 +111,13 @@ class GrepTool(AgentTool[GrepParams]):
             if rg is not None:
                 search = await _ripgrep(rg, params, search_path, limit, signal)
             else:
-                search = await asyncio.to_thread(_python_search, params, search_path, is_dir, limit, signal)
+                search = await run_file_work(
+                    signal, lambda: _python_search(params, search_path, is_dir, limit, signal)
+                )
         except GrepError as error:
             return ToolResult.error(str(error))
+        except FileWorkAborted:
+            return ToolResult.error(OPERATION_ABORTED)
         if signal.aborted:
             return ToolResult.error(OPERATION_ABORTED)
         if not search.matches:
@@ -136,18 +146,25 @@ class GrepTool(AgentTool[GrepParams]):
 
 
 def _path_kind(path: str) -> str | None:
+    """ "dir", "file" or None (nothing there); `NotRegularFile` for a named pipe, a device, a socket."""
     if not os.path.exists(path):
         return None
-    return "dir" if os.path.isdir(path) else "file"
+    if os.path.isdir(path):
+        return "dir"
+    check_regular(path)
+    return "file"
 
 
 def _read_lines(path: str) -> list[str] | None:
-    """The file's lines (newlines normalised), or None for binary, unreadable or very large files."""
+    """The file's lines (newlines normalised), or None for binary, unreadable or very large files.
+    `NotRegularFile` for a named pipe, a device or a socket (never opened)."""
     try:
-        with open(path, "rb") as file:
+        with open(open_regular(path), "rb") as file:
             if os.fstat(file.fileno()).st_size > WHOLE_FILE_BYTES:
                 return None
             data = file.read()
+    except NotRegularFile:
+        raise
     except OSError:
         return None
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
@@ -182,7 +199,10 @@ def _python_search(params: GrepParams, root: str, is_dir: bool, limit: int, sign
             target = relative if "/" in (glob or "") else relative.rsplit("/", 1)[-1]
             if glob_matches(target) == negate:
                 continue
-        lines = _read_lines(path)
+        try:
+            lines = _read_lines(path)
+        except NotRegularFile:
+            continue  # a walk skips what is not a regular file, as ripgrep does
         if lines is None:
             _search_large_file(path, regex, search, limit)
         elif prefilter is None or prefilter.search("\n".join(lines)) is not None:  # rules out most files
@@ -203,13 +223,13 @@ def _python_search(params: GrepParams, root: str, is_dir: bool, limit: int, sign
 
 def _search_large_file(path: str, regex: re.Pattern[str], search: _Search, limit: int) -> None:
     try:
-        with open(path, "rb") as file:
+        with open(open_regular(path), "rb") as file:
             if os.fstat(file.fileno()).st_size <= WHOLE_FILE_BYTES:
                 return  # small but unreadable as text: binary
             if b"\x00" in file.read(BINARY_SNIFF_BYTES):
                 return
             file.seek(0)
-            for number, raw in enumerate(file, start=1):
+            for number, raw in enumerate(_bounded_lines(file), start=1):
                 line = raw.decode("utf-8", "replace").rstrip("\n").replace("\r", "")
                 if regex.search(line):
                     search.matches.append((path, number, line))
@@ -217,6 +237,20 @@ def _search_large_file(path: str, regex: re.Pattern[str], search: _Search, limit
                         return
     except OSError:
         return
+
+
+def _bounded_lines(file: BinaryIO) -> Iterator[bytes]:
+    """The file's lines, each cut at `LONG_LINE_BYTES` (the rest of a longer line is skipped, not
+    held in memory: one line of 20 GB costs a scan, not 20 GB)."""
+    while True:
+        line = file.readline(LONG_LINE_BYTES)
+        if not line:
+            return
+        if not line.endswith(b"\n"):
+            rest = line
+            while rest and not rest.endswith(b"\n"):
+                rest = file.readline(LONG_LINE_BYTES)
+        yield line
 
 
 async def _ripgrep(rg: str, params: GrepParams, root: str, limit: int, signal: AbortSignal) -> _Search:

@@ -8,7 +8,6 @@ instead of its (uncounted) line total.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import os
 import stat
@@ -20,6 +19,8 @@ from pydantic import Field
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import ImageContent, TextContent
+from pi_tui.config.regular_files import NotRegularFile, open_regular
+from pi_tui.tools.file_work import FileWorkAborted, run_file_work
 from pi_tui.tools.image_sniff import SNIFF_BYTES, sniff_image_mime
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.path_resolution import node_error_message, resolve_read_path
@@ -37,6 +38,9 @@ BINARY_SNIFF_BYTES = 8192
 # Images above this size cannot be sent inline (pi would resize them; pi-tui does not resize).
 MAX_INLINE_IMAGE_BYTES = 4_500_000
 _BLOCK = 1 << 20
+LONG_LINE_MEASURE_BYTES = 16 * 1024 * 1024
+"""How far a line too long to show is followed to tell its size; beyond, the notice says "more than"
+(a 20 GB file of one line is not read to its end to say so)."""
 
 
 class ReadParams(ToolParams):
@@ -75,19 +79,22 @@ class ReadTool(AgentTool[ReadParams]):
         if signal.aborted:
             return ToolResult.error(OPERATION_ABORTED)
         path = resolve_read_path(params.path, self.cwd)
-        result = await asyncio.to_thread(self._read, path, params)
+        try:
+            result = await run_file_work(signal, lambda: self._read(path, params, signal))
+        except FileWorkAborted:
+            return ToolResult.error(OPERATION_ABORTED)
         if signal.aborted:
             return ToolResult.error(OPERATION_ABORTED)
         return result
 
-    def _read(self, path: str, params: ReadParams) -> ToolResult:
+    def _read(self, path: str, params: ReadParams, signal: AbortSignal) -> ToolResult:
         try:
             info = os.stat(path)
             if stat.S_ISDIR(info.st_mode):
                 return ToolResult.error(
                     f"Cannot read {params.path}: it is a directory. Use ls to list its contents."
                 )
-            with open(path, "rb") as file:
+            with open(open_regular(path), "rb") as file:
                 head = file.read(max(SNIFF_BYTES, BINARY_SNIFF_BYTES))
                 mime = sniff_image_mime(head)
                 if mime is not None:
@@ -101,7 +108,9 @@ class ReadTool(AgentTool[ReadParams]):
                 if info.st_size <= FULL_READ_BYTES:
                     text = file.read().decode("utf-8", "replace")
                     return self._text_result(text, params)
-                return self._streamed_result(file, params, info.st_size)
+                return self._streamed_result(file, params, info.st_size, signal)
+        except NotRegularFile as refusal:
+            return ToolResult.error(f"Cannot read {params.path}: {refusal.reason}.")
         except OSError as error:
             return ToolResult.error(node_error_message(error, "open", path))
 
@@ -141,11 +150,15 @@ class ReadTool(AgentTool[ReadParams]):
             f"Use bash: sed -n '{line}p' {path} | head -c {self.max_bytes}]"
         )
 
-    def _streamed_result(self, file: BinaryIO, params: ReadParams, size: int) -> ToolResult:
+    def _streamed_result(
+        self, file: BinaryIO, params: ReadParams, size: int, signal: AbortSignal
+    ) -> ToolResult:
         start = max(0, params.offset - 1) if params.offset else 0
         wanted = self.max_lines + 1 if params.limit is None else min(params.limit, self.max_lines + 1)
         scan = _LineScanner(start, wanted, self.max_bytes + 1)
         while not scan.done:
+            if signal.aborted:
+                return ToolResult.error(OPERATION_ABORTED)
             block = file.read(_BLOCK)
             if not block:
                 scan.finish()
@@ -159,8 +172,13 @@ class ReadTool(AgentTool[ReadParams]):
         truncation = truncate_head(text, max_lines=self.max_lines, max_bytes=self.max_bytes)
         first = start + 1
         if truncation.first_line_exceeds_limit:
+            measured = (
+                format_size(scan.first_line_bytes)
+                if scan.line_measured
+                else f"more than {format_size(LONG_LINE_MEASURE_BYTES)}"
+            )
             return ToolResult.text(
-                self._long_line_notice(first, format_size(scan.first_line_bytes), params.path),
+                self._long_line_notice(first, measured, params.path),
                 details=_details(truncation),
             )
         last = first + truncation.output_lines - 1
@@ -191,6 +209,8 @@ class _LineScanner:
     first_line_bytes: int = 0
     done: bool = False
     reached_eof: bool = False
+    line_measured: bool = True
+    """False when the first selected line was followed for `LONG_LINE_MEASURE_BYTES` without its end."""
 
     def __post_init__(self) -> None:
         self.selected: list[bytes] = []
@@ -204,7 +224,7 @@ class _LineScanner:
             newline = block.find(b"\n", position)
             piece = block[position:] if newline < 0 else block[position:newline]
             self._take(piece)
-            if newline < 0:
+            if newline < 0 or self.done:
                 return
             self._end_line()
             position = newline + 1
@@ -222,6 +242,10 @@ class _LineScanner:
         if self._in_selection():
             if self._index == self.start:
                 self.first_line_bytes += len(piece)
+                if self.first_line_bytes > LONG_LINE_MEASURE_BYTES:
+                    self.line_measured = False
+                    self.selected.append(bytes(self._current))
+                    self.done = True
             room = self.max_bytes - self.kept_bytes - len(self._current)
             if room > 0:
                 self._current += piece[:room]

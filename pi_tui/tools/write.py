@@ -16,8 +16,10 @@ from pydantic import Field
 
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.config.regular_files import NotRegularFile, check_regular, open_regular
 from pi_tui.tools.edit_diff import file_change_diff
 from pi_tui.tools.file_locks import file_mutation_lock
+from pi_tui.tools.file_work import FileWorkAborted, run_file_work
 from pi_tui.tools.params import ToolParams
 from pi_tui.tools.path_resolution import node_error_message, resolve_to_cwd
 
@@ -73,11 +75,15 @@ class WriteTool(AgentTool[WriteParams]):
                 await asyncio.to_thread(os.makedirs, parent, exist_ok=True)
             except OSError as error:
                 return ToolResult.error(node_error_message(error, "mkdir", parent))
-            previous = await asyncio.to_thread(_previous_content, absolute)
             try:
-                await asyncio.to_thread(_write, absolute, params.content)
+                previous = await run_file_work(signal, lambda: _previous_content(absolute))
+                await run_file_work(signal, lambda: _write(absolute, params.content))
+            except NotRegularFile as refusal:
+                return ToolResult.error(f"Cannot write {params.path}: {refusal.reason}.")
             except OSError as error:
                 return ToolResult.error(node_error_message(error, "open", absolute))
+            except FileWorkAborted:
+                return ToolResult.error(OPERATION_ABORTED)
             if signal.aborted:
                 return ToolResult.error(OPERATION_ABORTED)
         details: dict[str, Any] | None = None
@@ -94,12 +100,17 @@ class WriteTool(AgentTool[WriteParams]):
 
 def _previous_content(path: str) -> str | Unknown | None:
     """The file's text before the write; None when there is no file; `Unknown.UNKNOWN` when it cannot be
-    read or is too big to diff (then no diff is given rather than a wrong one)."""
+    read or is too big to diff (then no diff is given rather than a wrong one). `NotRegularFile` for
+    anything else (a named pipe, a device): nothing is written there."""
     try:
-        with open(path, "rb") as file:
+        if check_regular(path) is None:
+            return None
+        with open(open_regular(path), "rb") as file:
             if os.fstat(file.fileno()).st_size > MAX_DIFF_FILE_BYTES:
                 return Unknown.UNKNOWN
             return file.read().decode("utf-8", "replace")
+    except NotRegularFile:
+        raise
     except FileNotFoundError:
         return None
     except OSError:
@@ -107,5 +118,5 @@ def _previous_content(path: str) -> str | Unknown | None:
 
 
 def _write(path: str, content: str) -> None:
-    with open(path, "wb") as file:
+    with open(open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as file:
         file.write(content.encode("utf-8", "surrogatepass"))

@@ -115,3 +115,39 @@ async def test_concurrent_edits_of_one_file_serialise(tmp_path: Path) -> None:
     )
     assert not any(result.is_error for result in results)
     assert path.read_text() == "".join(f"done{i}\n" for i in range(20))
+
+
+async def test_bytes_that_are_not_utf8_are_kept_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "latin.txt"
+    path.write_bytes(b"caf\xe9\nold line\nna\xefve \xff\n")
+    result = await edit(tmp_path, {"path": "latin.txt", "edits": [pair("old line", "new line")]})
+    assert not result.is_error
+    assert path.read_bytes() == b"caf\xe9\nnew line\nna\xefve \xff\n"
+    assert result.details is not None and "+2 new line" in result.details["diff"]
+    result.details["diff"].encode("utf-8")  # the diff the model reads is valid text
+
+
+async def test_a_binary_file_is_refused_as_read_refuses_it(tmp_path: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00" * 20 + b"text"
+    (tmp_path / "pic.png").write_bytes(png)
+    (tmp_path / "blob").write_bytes(b"abc\x00def")
+    for name in ("pic.png", "blob"):
+        result = await edit(
+            tmp_path, {"path": name, "edits": [pair("text" if name == "pic.png" else "abc", "x")]}
+        )
+        assert result.is_error and result.text_content.startswith(f"Cannot edit {name}: binary file.")
+    assert (tmp_path / "pic.png").read_bytes() == png
+
+
+async def test_a_lone_carriage_return_stays_one(tmp_path: Path) -> None:
+    path = tmp_path / "cr.txt"
+    path.write_bytes(b"one\r\nprogress 10%\rprogress 20%\r\nlast\r\n")
+    await edit(tmp_path, {"path": "cr.txt", "edits": [pair("last", "final")]})
+    assert path.read_bytes() == b"one\r\nprogress 10%\rprogress 20%\r\nfinal\r\n"
+
+
+async def test_mixed_line_endings_are_kept_per_line(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.txt"
+    path.write_bytes(b"a\r\nb\nc\r\nd\ne\n")
+    await edit(tmp_path, {"path": "mixed.txt", "edits": [pair("c\nd", "C\nD\nD2")]})
+    assert path.read_bytes() == b"a\r\nb\nC\r\nD\r\nD2\r\ne\n"
