@@ -44,3 +44,27 @@ def test_cli_version_path_is_light() -> None:
     modules = loaded_after("import pi_tui.cli")
     assert "textual" not in modules
     assert "openai" not in modules
+
+
+def test_first_frame_path_builds_no_message_or_entry_validator() -> None:
+    """Message, entry and request-record validators are built when the first one is read (`defer_build`,
+    docs/startup.md): importing everything the chat's first frame needs builds none of them."""
+    code = (
+        "import pi_tui.cli, pi_tui.tui.launch, pi_tui.tui.app\n"
+        "from pi_tui.ai.messages import PiModel\n"
+        "from pi_tui.context.accounting.record import RequestRecord\n"
+        "from pi_tui.session_file.entries import ENTRY_ADAPTER\n"
+        "def family(cls):\n"
+        "    yield cls\n"
+        "    for sub in cls.__subclasses__():\n"
+        "        yield from family(sub)\n"
+        "models = [*family(PiModel), *family(RequestRecord)]\n"
+        "print(len(models), ENTRY_ADAPTER.pydantic_complete)\n"
+        "print(' '.join(sorted(m.__qualname__ for m in models if m.__pydantic_complete__)))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    counted, built = run.stdout.split("\n", 1)
+    total, adapter_built = counted.split()
+    assert int(total) > 20
+    assert adapter_built == "False"
+    assert built.strip() == ""

@@ -69,6 +69,8 @@ class PiModel(BaseModel):
     """Base for every on-disk type: camelCase aliases, unknown keys preserved."""
 
     model_config = ConfigDict(
+        # Validators are built on first use: a start builds none of those it does not need (docs/startup.md).
+        defer_build=True,
         alias_generator=to_camel,
         populate_by_name=True,
         serialize_by_alias=True,

@@ -60,7 +60,9 @@ _THINKING_EVENTS: tuple[StreamEventType, StreamEventType, StreamEventType] = (
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(
+        defer_build=True, alias_generator=to_camel, populate_by_name=True, extra="forbid"
+    )
 
 
 class ScriptedToolCall(_Spec):

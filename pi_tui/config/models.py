@@ -73,7 +73,9 @@ class ModelsDiagnostic:
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(
+        defer_build=True, alias_generator=to_camel, populate_by_name=True, extra="ignore"
+    )
 
 
 class ModelEntry(_Entry):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
+    ConfigDict,
     Discriminator,
     PrivateAttr,
     SerializerFunctionWrapHandler,
@@ -229,7 +230,8 @@ SessionEntry: TypeAlias = Annotated[
 ]
 """Any non-header line of a session file."""
 
-ENTRY_ADAPTER: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
+# Built on the first entry read, not at import (docs/startup.md).
+ENTRY_ADAPTER: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry, config=ConfigDict(defer_build=True))
 
 
 def parse_entry(obj: dict[str, Any]) -> SessionEntry:

@@ -50,7 +50,11 @@ DEFAULT_CACHE = MeasureCache()
 
 class _Model(BaseModel):
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True, extra="ignore"
+        defer_build=True,
+        alias_generator=to_camel,
+        populate_by_name=True,
+        serialize_by_alias=True,
+        extra="ignore",
     )
 
 
