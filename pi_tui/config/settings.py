@@ -86,6 +86,11 @@ class BranchSummarySettings(_Section):
     skip_prompt: bool = False
 
 
+class CheckpointSettings(_Section):
+    max_store_mb: int = Field(default=200, gt=0, le=1024 * 1024)
+    """Per session: above it the oldest file checkpoints are dropped first (beyond pi; docs/rewind.md)."""
+
+
 class Settings(_Section):
     """The effective settings. Construct with `Settings()` for pure defaults."""
 
@@ -109,6 +114,7 @@ class Settings(_Section):
     """Extra skill files or folders (absolute, `~/…`, or relative to the cwd)."""
     double_escape_action: DoubleEscapeAction = "tree"
     tree_filter_mode: TreeFilterMode = "default"
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
 
     def to_json_obj(self) -> dict[str, Any]:
         """The full document with pi's key names, defaults included, unknown keys as they were read."""
