@@ -286,9 +286,11 @@ def checkpointed(tool: AgentTool[Any], capture: FileCapture) -> AgentTool[Any]:
     if tool.name not in CHECKPOINTED_TOOLS:
         return tool
     kind = type(tool)
+    # A subclass of the tool's own class too, so `isinstance(tool, BashTool)` still holds; its
+    # instance attributes (limits, cwd) are read from the wrapped tool.
     wrapper_class = type(
         f"Checkpointed{kind.__name__}",
-        (_Checkpointed,),
+        (_Checkpointed, kind),
         {
             "name": kind.name,
             "label": kind.label,
