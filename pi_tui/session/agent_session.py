@@ -17,7 +17,7 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pi_tui.agent.agent import Agent, AgentOptions
 from pi_tui.agent.events import AgentEvent, MessageEndEvent, MessageStartEvent
@@ -48,19 +48,6 @@ from pi_tui.session.provider_calls import ProviderCalls
 from pi_tui.session.queued_texts import QueuedTexts, QueueKind
 from pi_tui.session.request_recorder import RequestRecorder
 from pi_tui.session.result_keys import redact_keys_in_result
-from pi_tui.session.rewind import (
-    RewindMode,
-    RewindOutcome,
-    RewindPlan,
-    RewindPoint,
-    RewindResult,
-    apply_rewind,
-    change_record,
-    plan_rewind,
-    point_for,
-    rewind_points,
-    rewind_store,
-)
 from pi_tui.session.served_window_check import learn_served_window
 from pi_tui.session.session_controls import SessionControls
 from pi_tui.session.session_events import (
@@ -82,8 +69,12 @@ from pi_tui.session.stats import SessionStats, last_assistant_message, last_assi
 from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
 from pi_tui.session.user_bash_runner import UserBashRunner
 from pi_tui.session_file.store import SessionReadOnlyError, SessionStore
-from pi_tui.tools.file_checkpoints.store import CheckpointStore
 from pi_tui.tools.registry import select_tools
+
+if TYPE_CHECKING:
+    # The rewind's modules load on first use, off the path to the first frame.
+    from pi_tui.session.rewind import RewindMode, RewindOutcome, RewindPlan, RewindPoint, RewindResult
+    from pi_tui.tools.file_checkpoints.store import CheckpointStore
 
 SessionListener: TypeAlias = Callable[[AnyEvent], Awaitable[None] | None]
 ResourceReloader: TypeAlias = Callable[[], Resources]
@@ -409,6 +400,8 @@ class AgentSession(SessionControls):
     async def plan_rewind(self, entry_id: str, *, paths: set[str] | None = None) -> RewindPlan:
         """What restoring the files as they were at `entry_id` (before it, for a user message) would
         change, with diffs and conflicts; `paths` limits it to some files. Reads only."""
+        from pi_tui.session.rewind import plan_rewind, point_for
+
         point = point_for(self.store, entry_id)
         plan = await asyncio.to_thread(
             plan_rewind, self.store, self.checkpoints, str(self.resources.cwd), point
@@ -418,6 +411,8 @@ class AgentSession(SessionControls):
     async def plan_restore_before(self, tool_call_id: str) -> RewindPlan | None:
         """The files one write, edit or bash call changed, as they were before it; None without a
         checkpoint (the Tools pane's "restore this file to before")."""
+        from pi_tui.session.rewind import change_record, plan_rewind
+
         for entry in reversed(self.store.entries):
             record = change_record(entry)
             message = getattr(entry, "message", None)
@@ -433,6 +428,8 @@ class AgentSession(SessionControls):
     async def plan_files_at_leaf(self, previous_leaf: str | None) -> RewindPlan:
         """What bringing the files to the current leaf's state would change after a tree move (or a
         compaction restore) from `previous_leaf`, where the agent had left them."""
+        from pi_tui.session.rewind import plan_rewind
+
         return await asyncio.to_thread(
             functools.partial(
                 plan_rewind,
@@ -457,6 +454,8 @@ class AgentSession(SessionControls):
         left unless chosen. The restore is recorded, so it can be rewound in turn."""
         if self.agent.is_running:
             raise SessionBusyError("Wait for the agent to finish (or abort it) before rewinding.")
+        from pi_tui.session.rewind import rewind_store
+
         old_leaf = self.store.leaf_id
         result = await rewind_store(
             self.store,
@@ -478,6 +477,8 @@ class AgentSession(SessionControls):
         """Apply a plan made by `plan_rewind` or `plan_files_at_leaf`, the conversation staying put."""
         if self.agent.is_running:
             raise SessionBusyError("Wait for the agent to finish (or abort it) before restoring files.")
+        from pi_tui.session.rewind import apply_rewind
+
         old_leaf = self.store.leaf_id
         outcome = await asyncio.to_thread(
             apply_rewind,
@@ -493,6 +494,8 @@ class AgentSession(SessionControls):
 
     async def rewind_points(self) -> list[RewindPoint]:
         """Every user message on every branch, and whether its files can still be restored."""
+        from pi_tui.session.rewind import rewind_points
+
         return await asyncio.to_thread(rewind_points, self.store, self.checkpoints)
 
     @property

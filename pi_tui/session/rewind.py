@@ -24,6 +24,7 @@ from pi_tui.ai.messages import ToolResultMessage, UserMessage
 from pi_tui.session.tree_navigation import navigate_tree
 from pi_tui.session_file.entries import CustomEntry, MessageEntry, SessionEntry
 from pi_tui.session_file.store import SessionStore
+from pi_tui.tools.file_checkpoints import CHECKPOINT_DETAILS_KEY
 from pi_tui.tools.file_checkpoints.capture import (
     ChangeRecord,
     FileChange,
@@ -135,7 +136,7 @@ def change_record(entry: SessionEntry) -> ChangeRecord | None:
         return record_in_details(entry.message.details)
     if isinstance(entry, CustomEntry) and entry.custom_type == REWIND_CUSTOM_TYPE:
         data = entry.data if isinstance(entry.data, dict) else {}
-        return record_in_details({"piTuiCheckpoint": data.get("record")})
+        return record_in_details({CHECKPOINT_DETAILS_KEY: data.get("record")})
     return None
 
 

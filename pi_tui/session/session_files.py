@@ -16,7 +16,6 @@ from typing import Literal
 
 from pi_tui.session.session_setup import SPILL_FOLDER_NAME
 from pi_tui.session_file.store import SessionStore
-from pi_tui.tools.file_checkpoints.store import CheckpointStore
 
 TRASH_TIMEOUT_S = 30
 
@@ -73,6 +72,8 @@ def delete_session_file(path: Path) -> Deletion:
             raise OSError(f"cannot delete {path}: {error.strerror or error}{hint}") from error
         method = "unlink"
     if session_id:
+        from pi_tui.tools.file_checkpoints.store import CheckpointStore
+
         CheckpointStore.beside(path, session_id).delete_session()  # objects no other session names
     spill_removed = False
     if spill is not None and spill.is_dir():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.messages import (
@@ -22,10 +22,11 @@ from pi_tui.context.resources import Resources
 from pi_tui.session.user_bash import UserBashOptions
 from pi_tui.session_file.ids import iso_to_ms
 from pi_tui.session_file.store import SessionStore
-from pi_tui.tools.file_checkpoints.capture import FileCapture, checkpointed
-from pi_tui.tools.file_checkpoints.store import CHECKPOINTS_FOLDER_NAME, CheckpointStore
 from pi_tui.tools.registry import ToolLimits, build_tools
 from pi_tui.tools.spill_file import default_spill_dir
+
+if TYPE_CHECKING:
+    from pi_tui.tools.file_checkpoints.store import CheckpointStore
 
 SPILL_FOLDER_NAME = "spill"
 EXPORT_FOLDER_NAME = "exports"
@@ -61,6 +62,8 @@ def export_dir_for(store: SessionStore) -> Path:
 def checkpoints_for(store: SessionStore) -> CheckpointStore:
     """File checkpoints live beside the session file like its spill folder (a session kept in memory
     uses a private temp folder), shared by content with every session of that folder."""
+    from pi_tui.tools.file_checkpoints.store import CHECKPOINTS_FOLDER_NAME, CheckpointStore
+
     if store.path is None:
         return CheckpointStore(default_spill_dir() / CHECKPOINTS_FOLDER_NAME, store.session_id)
     return CheckpointStore.beside(store.path, store.session_id)
@@ -69,6 +72,8 @@ def checkpoints_for(store: SessionStore) -> CheckpointStore:
 def session_tools(resources: Resources, store: SessionStore) -> dict[str, AgentTool[Any]]:
     """All built-in tools for the session's cwd, with the output limits and shell of its settings;
     write, edit and bash keep file checkpoints (docs/rewind.md)."""
+    from pi_tui.tools.file_checkpoints.capture import FileCapture, checkpointed
+
     settings = resources.settings
     capture = FileCapture(
         checkpoints_for(store), str(resources.cwd), cap_bytes=settings.checkpoints.max_store_mb * 1024 * 1024

@@ -26,7 +26,7 @@ from pi_tui.agent.events import (
 from pi_tui.ai.call_pairing import CallPairing
 from pi_tui.ai.messages import AgentMessage, AssistantMessage, TextContent, ToolResultMessage
 from pi_tui.tools.diff_lines import diff_of
-from pi_tui.tools.file_checkpoints.capture import record_in_details
+from pi_tui.tools.file_checkpoints import CHECKPOINT_DETAILS_KEY
 from pi_tui.tools.output_pipeline import result_spill_path
 from pi_tui.tools.truncate import utf8_len
 
@@ -147,6 +147,10 @@ def describe_result(base: ToolCallInfo, text: str, details: Any, *, status: Tool
 
 def checkpoint_summary(details: Any) -> str | None:
     """One line on what a call's checkpoint kept, for the Tools pane."""
+    if not isinstance(details, dict) or CHECKPOINT_DETAILS_KEY not in details:
+        return None
+    from pi_tui.tools.file_checkpoints.capture import record_in_details
+
     record = record_in_details(details)
     if record is None:
         return None

@@ -21,10 +21,10 @@ from pydantic.alias_generators import to_camel
 from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.config.project_files.file_walk import walk
+from pi_tui.tools.file_checkpoints import CHECKPOINT_DETAILS_KEY
 from pi_tui.tools.file_checkpoints.store import CheckpointStore, FileState, NotRegularFileError
 from pi_tui.tools.path_resolution import resolve_to_cwd
 
-CHECKPOINT_DETAILS_KEY = "piTuiCheckpoint"
 MAX_SCANNED_FILES = 10_000
 MAX_SCANNED_BYTES = 50 * 1024 * 1024
 """Above either, a bash command's changes are not kept (the record says so)."""
