@@ -32,6 +32,8 @@ MAX_TOOL_LINES = 100_000
 MAX_TOOL_BYTES = 1 << 20
 """A tool result of 1 MiB is about 250,000 tokens, more than most windows hold; 100000000000 here
 kept a bash run's whole 100 MB output and sent it: 5.2 GB peak, a 100 MB request."""
+DEFAULT_CHECKPOINT_STORE_MB = 200
+MAX_CHECKPOINT_STORE_MB = 1 << 20
 
 QueueMode = Literal["one-at-a-time", "all"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
@@ -87,7 +89,7 @@ class BranchSummarySettings(_Section):
 
 
 class CheckpointSettings(_Section):
-    max_store_mb: int = Field(default=200, gt=0, le=1024 * 1024)
+    max_store_mb: int = Field(default=DEFAULT_CHECKPOINT_STORE_MB, gt=0, le=MAX_CHECKPOINT_STORE_MB)
     """Per session: above it the oldest file checkpoints are dropped first (beyond pi; docs/rewind.md)."""
 
 

@@ -28,8 +28,6 @@ from pi_tui.config.paths import ensure_private_dir, make_private_dir
 
 CHECKPOINTS_FOLDER_NAME = "checkpoints"
 OBJECT_FILE_MODE = 0o600
-DEFAULT_STORE_CAP_BYTES = 200 * 1024 * 1024
-"""The setting `checkpoints.maxStoreMb`'s default, per session."""
 CHUNK_BYTES = 1 << 20
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
