@@ -25,6 +25,7 @@ SUBCOMMAND_HELP = {
     "compact": "compact a session now (--preview: show the cut without calling the model)",
     "restore": "undo a compaction: continue from the entry just before it, on a new branch",
     "tree": "a session's tree as /tree shows it (--filter MODE; --label ENTRY TEXT labels an entry)",
+    "rewind": "restore a session's files, conversation or both to an entry (--dry-run: show the diff)",
     "serve": "pi-tui in a browser on 127.0.0.1, behind a random token (-- ARGS: pi-tui's arguments)",
     "export": "a session's branch as one self-contained HTML page (or .jsonl: a linear session file)",
 }
@@ -39,6 +40,7 @@ def _subcommands() -> dict[str, Callable[[list[str]], int]]:
     )
     from pi_tui.modes.context_command import run_context_command
     from pi_tui.modes.export_command import run_export_command
+    from pi_tui.modes.rewind_command import run_rewind_command
     from pi_tui.modes.serve_command import run_serve_command
     from pi_tui.modes.sessions_command import run_sessions_command
     from pi_tui.modes.tree_command import run_tree_command
@@ -50,6 +52,7 @@ def _subcommands() -> dict[str, Callable[[list[str]], int]]:
         "compact": run_compact_command,
         "restore": run_restore_command,
         "tree": run_tree_command,
+        "rewind": run_rewind_command,
         "serve": run_serve_command,
         "export": run_export_command,
     }

@@ -32,6 +32,8 @@ MAX_TOOL_LINES = 100_000
 MAX_TOOL_BYTES = 1 << 20
 """A tool result of 1 MiB is about 250,000 tokens, more than most windows hold; 100000000000 here
 kept a bash run's whole 100 MB output and sent it: 5.2 GB peak, a 100 MB request."""
+DEFAULT_CHECKPOINT_STORE_MB = 200
+MAX_CHECKPOINT_STORE_MB = 1 << 20
 
 QueueMode = Literal["one-at-a-time", "all"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
@@ -86,6 +88,11 @@ class BranchSummarySettings(_Section):
     skip_prompt: bool = False
 
 
+class CheckpointSettings(_Section):
+    max_store_mb: int = Field(default=DEFAULT_CHECKPOINT_STORE_MB, gt=0, le=MAX_CHECKPOINT_STORE_MB)
+    """Per session: above it the oldest file checkpoints are dropped first (beyond pi; docs/rewind.md)."""
+
+
 class Settings(_Section):
     """The effective settings. Construct with `Settings()` for pure defaults."""
 
@@ -109,6 +116,7 @@ class Settings(_Section):
     """Extra skill files or folders (absolute, `~/…`, or relative to the cwd)."""
     double_escape_action: DoubleEscapeAction = "tree"
     tree_filter_mode: TreeFilterMode = "default"
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
 
     def to_json_obj(self) -> dict[str, Any]:
         """The full document with pi's key names, defaults included, unknown keys as they were read."""

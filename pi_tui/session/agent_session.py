@@ -14,9 +14,10 @@ the provider is called and recorded (`provider_calls`).
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pi_tui.agent.agent import Agent, AgentOptions
 from pi_tui.agent.events import AgentEvent, MessageEndEvent, MessageStartEvent
@@ -55,6 +56,7 @@ from pi_tui.session.session_events import (
 )
 from pi_tui.session.session_setup import (
     DEFAULT_THINKING_LEVEL,
+    checkpoints_for,
     clamp_thinking,
     has_thinking_entry,
     persist_message,
@@ -68,6 +70,11 @@ from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, con
 from pi_tui.session.user_bash_runner import UserBashRunner
 from pi_tui.session_file.store import SessionReadOnlyError, SessionStore
 from pi_tui.tools.registry import select_tools
+
+if TYPE_CHECKING:
+    # The rewind's modules load on first use, off the path to the first frame.
+    from pi_tui.session.rewind import RewindMode, RewindOutcome, RewindPlan, RewindPoint, RewindResult
+    from pi_tui.tools.file_checkpoints.store import CheckpointStore
 
 SessionListener: TypeAlias = Callable[[AnyEvent], Awaitable[None] | None]
 ResourceReloader: TypeAlias = Callable[[], Resources]
@@ -393,6 +400,113 @@ class AgentSession(SessionControls):
         summary_id = result.summary_entry.id if result.summary_entry is not None else None
         await self.emit(SessionTreeEvent(result.new_leaf_id, result.old_leaf_id, summary_id))
         return result
+
+    # --- rewind (docs/rewind.md) -----------------------------------------------------------------
+
+    async def plan_rewind(self, entry_id: str, *, paths: set[str] | None = None) -> RewindPlan:
+        """What restoring the files as they were at `entry_id` (before it, for a user message) would
+        change, with diffs and conflicts; `paths` limits it to some files. Reads only."""
+        from pi_tui.session.rewind import plan_rewind, point_for
+
+        point = point_for(self.store, entry_id)
+        plan = await asyncio.to_thread(
+            plan_rewind, self.store, self.checkpoints, str(self.resources.cwd), point
+        )
+        return plan if paths is None else plan.only(paths)
+
+    async def plan_restore_before(self, tool_call_id: str) -> RewindPlan | None:
+        """The files one write, edit or bash call changed, as they were before it; None without a
+        checkpoint (the Tools pane's "restore this file to before")."""
+        from pi_tui.session.rewind import change_record, plan_rewind
+
+        for entry in reversed(self.store.entries):
+            record = change_record(entry)
+            message = getattr(entry, "message", None)
+            if record is None or getattr(message, "tool_call_id", None) != tool_call_id:
+                continue
+            paths = {change.path for change in record.files}
+            project = str(self.resources.cwd)
+            point = entry.parent_id
+            plan = await asyncio.to_thread(plan_rewind, self.store, self.checkpoints, project, point)
+            return plan.only(paths)
+        return None
+
+    async def plan_files_at_leaf(self, previous_leaf: str | None) -> RewindPlan:
+        """What bringing the files to the current leaf's state would change after a tree move (or a
+        compaction restore) from `previous_leaf`, where the agent had left them."""
+        from pi_tui.session.rewind import plan_rewind
+
+        return await asyncio.to_thread(
+            functools.partial(
+                plan_rewind,
+                self.store,
+                self.checkpoints,
+                str(self.resources.cwd),
+                self.store.leaf_id,
+                from_leaf=previous_leaf,
+            )
+        )
+
+    async def rewind(
+        self,
+        entry_id: str,
+        mode: RewindMode,
+        *,
+        plan: RewindPlan | None = None,
+        chosen_conflicts: set[str] | None = None,
+        force: bool = False,
+    ) -> RewindResult:
+        """Restore the files, the conversation or both to `entry_id`; files changed outside pi-tui are
+        left unless chosen. The restore is recorded, so it can be rewound in turn."""
+        if self.agent.is_running:
+            raise SessionBusyError("Wait for the agent to finish (or abort it) before rewinding.")
+        from pi_tui.session.rewind import rewind_store
+
+        old_leaf = self.store.leaf_id
+        result = await rewind_store(
+            self.store,
+            self.checkpoints,
+            str(self.resources.cwd),
+            entry_id,
+            mode,
+            plan=plan,
+            chosen_conflicts=chosen_conflicts,
+            force=force,
+        )
+        self.agent.state.messages = self.store.build_context().messages
+        await self.emit(SessionTreeEvent(self.store.leaf_id, old_leaf, None))
+        return result
+
+    async def restore_files(
+        self, plan: RewindPlan, *, chosen_conflicts: set[str] | None = None, force: bool = False
+    ) -> RewindOutcome:
+        """Apply a plan made by `plan_rewind` or `plan_files_at_leaf`, the conversation staying put."""
+        if self.agent.is_running:
+            raise SessionBusyError("Wait for the agent to finish (or abort it) before restoring files.")
+        from pi_tui.session.rewind import apply_rewind
+
+        old_leaf = self.store.leaf_id
+        outcome = await asyncio.to_thread(
+            apply_rewind,
+            self.store,
+            self.checkpoints,
+            str(self.resources.cwd),
+            plan,
+            chosen_conflicts=chosen_conflicts,
+            force=force,
+        )
+        await self.emit(SessionTreeEvent(self.store.leaf_id, old_leaf, None))
+        return outcome
+
+    async def rewind_points(self) -> list[RewindPoint]:
+        """Every user message on every branch, and whether its files can still be restored."""
+        from pi_tui.session.rewind import rewind_points
+
+        return await asyncio.to_thread(rewind_points, self.store, self.checkpoints)
+
+    @property
+    def checkpoints(self) -> CheckpointStore:
+        return checkpoints_for(self.store)
 
     # --- queries --------------------------------------------------------------------------------
 

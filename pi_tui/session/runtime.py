@@ -30,6 +30,7 @@ from pi_tui.config.models import load_registry
 from pi_tui.config.paths import ensure_private_dir, session_dir_for_cwd
 from pi_tui.session.agent_session import AgentSession, SessionConfig, SessionListener
 from pi_tui.session.services import AgentSessionServices
+from pi_tui.session.session_setup import checkpoints_for
 from pi_tui.session.store_opening import SessionOpenError, new_store, open_session_file
 from pi_tui.session.tree_navigation import NavigationResult, content_text
 from pi_tui.session_file.entries import CURRENT_SESSION_VERSION, MessageEntry, SessionHeader
@@ -188,7 +189,7 @@ class AgentSessionRuntime:
         if entry.parent_id is None:
             await self._replace(self._empty_child(store), "fork")
         else:
-            await self._replace(store.create_branched_session(entry.parent_id), "fork")
+            await self._replace(_branched(store, entry.parent_id), "fork")
         return text
 
     def fork_candidates(self) -> list[tuple[str, str]]:
@@ -206,7 +207,7 @@ class AgentSessionRuntime:
         store = self.session.store
         if store.leaf_id is None or not any(isinstance(e, MessageEntry) for e in store.get_branch()):
             raise SessionError(NOTHING_TO_CLONE)
-        return await self._replace(store.create_branched_session(store.leaf_id), "fork")
+        return await self._replace(_branched(store, store.leaf_id), "fork")
 
     def _empty_child(self, store: SessionStore) -> SessionStore:
         """A brand-new session whose header names the current file as its parent."""
@@ -281,3 +282,10 @@ def _copy_into(path: Path, folder: Path) -> Path:
         ensure_private_dir(folder)
         replace_file_atomically(target, source.read_bytes())
     return target
+
+
+def _branched(store: SessionStore, leaf_id: str) -> SessionStore:
+    """A fork or clone, sharing the source's file checkpoints by content (docs/rewind.md)."""
+    branched = store.create_branched_session(leaf_id)
+    checkpoints_for(store).share_with(branched.session_id)
+    return branched

@@ -54,8 +54,8 @@ def session_id_of(path: Path) -> str | None:
 
 
 def delete_session_file(path: Path) -> Deletion:
-    """Trash (or failing that, unlink) the session file and its spill folder. Raises OSError, with
-    what `trash` said when it failed too, if the file stays."""
+    """Trash (or failing that, unlink) the session file and its spill folder, and drop its file
+    checkpoints. Raises OSError, with what `trash` said when it failed too, if the file stays."""
     path = path.absolute()  # an argument never starts with "-", whatever `trash` takes for options
     if not path.is_file():
         raise OSError(f"no session file at {path}")
@@ -71,6 +71,10 @@ def delete_session_file(path: Path) -> Deletion:
             hint = f" (trash: {trash_problem})" if trash_problem else ""
             raise OSError(f"cannot delete {path}: {error.strerror or error}{hint}") from error
         method = "unlink"
+    if session_id:
+        from pi_tui.tools.file_checkpoints.store import CheckpointStore
+
+        CheckpointStore.beside(path, session_id).delete_session()  # objects no other session names
     spill_removed = False
     if spill is not None and spill.is_dir():
         if method == "trash" and _trash(spill) is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_tui.agent.tool import AgentTool
 from pi_tui.ai.messages import (
@@ -23,6 +23,10 @@ from pi_tui.session.user_bash import UserBashOptions
 from pi_tui.session_file.ids import iso_to_ms
 from pi_tui.session_file.store import SessionStore
 from pi_tui.tools.registry import ToolLimits, build_tools
+from pi_tui.tools.spill_file import default_spill_dir
+
+if TYPE_CHECKING:
+    from pi_tui.tools.file_checkpoints.store import CheckpointStore
 
 SPILL_FOLDER_NAME = "spill"
 EXPORT_FOLDER_NAME = "exports"
@@ -55,16 +59,33 @@ def export_dir_for(store: SessionStore) -> Path:
     return (store.path.parent if store.path is not None else pi_tui_home()) / EXPORT_FOLDER_NAME
 
 
+def checkpoints_for(store: SessionStore) -> CheckpointStore:
+    """File checkpoints live beside the session file like its spill folder (a session kept in memory
+    uses a private temp folder), shared by content with every session of that folder."""
+    from pi_tui.tools.file_checkpoints.store import CHECKPOINTS_FOLDER_NAME, CheckpointStore
+
+    if store.path is None:
+        return CheckpointStore(default_spill_dir() / CHECKPOINTS_FOLDER_NAME, store.session_id)
+    return CheckpointStore.beside(store.path, store.session_id)
+
+
 def session_tools(resources: Resources, store: SessionStore) -> dict[str, AgentTool[Any]]:
-    """All built-in tools for the session's cwd, with the output limits and shell of its settings."""
+    """All built-in tools for the session's cwd, with the output limits and shell of its settings;
+    write, edit and bash keep file checkpoints (docs/rewind.md)."""
+    from pi_tui.tools.file_checkpoints.capture import FileCapture, checkpointed
+
     settings = resources.settings
-    return build_tools(
+    capture = FileCapture(
+        checkpoints_for(store), str(resources.cwd), cap_bytes=settings.checkpoints.max_store_mb * 1024 * 1024
+    )
+    tools = build_tools(
         str(resources.cwd),
         limits=ToolLimits(max_lines=settings.tools.max_lines, max_bytes=settings.tools.max_bytes),
         spill_dir=spill_dir_for(store),
         shell_path=settings.shell_path,
         command_prefix=settings.shell_command_prefix,
     )
+    return {name: checkpointed(tool, capture) for name, tool in tools.items()}
 
 
 def user_bash_options(resources: Resources, store: SessionStore) -> UserBashOptions:

@@ -22,6 +22,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
         "[--preview] [instructions]",
     ),
     SlashCommand("tree", "Move to any point of the session tree, optionally summarising the branch", "tree"),
+    SlashCommand("rewind", "Restore files, conversation or both to before any of your messages", "rewind"),
     SlashCommand("fork", "New session from just before one of your messages", "fork"),
     SlashCommand("clone", "New session with this branch up to here", "clone"),
     SlashCommand("new", "Start a new session", "new_session"),

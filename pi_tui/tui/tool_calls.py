@@ -26,6 +26,7 @@ from pi_tui.agent.events import (
 from pi_tui.ai.call_pairing import CallPairing
 from pi_tui.ai.messages import AgentMessage, AssistantMessage, TextContent, ToolResultMessage
 from pi_tui.tools.diff_lines import diff_of
+from pi_tui.tools.file_checkpoints import CHECKPOINT_DETAILS_KEY
 from pi_tui.tools.output_pipeline import result_spill_path
 from pi_tui.tools.truncate import utf8_len
 
@@ -68,6 +69,8 @@ class ToolCallInfo:
     """The number, in the full output, of the first line the model got (as its notice counts)."""
     diff: str | None = None
     """The display diff of an edit or write (pi's `details.diff`)."""
+    checkpoint: str | None = None
+    """What the call's file checkpoint kept (`u` restores it, docs/rewind.md)."""
 
     @property
     def preview(self) -> str:
@@ -138,7 +141,23 @@ def describe_result(base: ToolCallInfo, text: str, details: Any, *, status: Tool
         shown_range=shown if spill else None,
         first_line=first_line_number(text, details),
         diff=diff_of(base.name, details) if status != "running" else None,
+        checkpoint=checkpoint_summary(details),
     )
+
+
+def checkpoint_summary(details: Any) -> str | None:
+    """One line on what a call's checkpoint kept, for the Tools pane."""
+    if not isinstance(details, dict) or CHECKPOINT_DETAILS_KEY not in details:
+        return None
+    from pi_tui.tools.file_checkpoints.capture import record_in_details
+
+    record = record_in_details(details)
+    if record is None:
+        return None
+    parts = [f"{change.path} (before: {change.before.describe()})" for change in record.files]
+    parts += [f"{path} (not kept)" for path in record.unrecorded]
+    text = "checkpoint: " + (", ".join(parts) if parts else "no file changed")
+    return text + (f"; {record.note}" if record.note else "")
 
 
 def first_line_number(text: str, details: Any) -> int:

@@ -39,8 +39,10 @@ from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 
 if TYPE_CHECKING:
     from pi_tui.session.agent_session import AgentSession
+    from pi_tui.tui.screens.rewind_flow import RewindFlow
 
 NO_SUMMARY, SUMMARISE, SUMMARISE_WITH_PROMPT = "none", "summarise", "custom"
+FILES_ONLY = "files-only"
 
 
 class ChatCommands(Screen[None]):
@@ -74,6 +76,16 @@ class ChatCommands(Screen[None]):
     def _later(self, handler: Callable[[str | None], Awaitable[None]]) -> Callable[[str | None], None]:
         """A dialog callback that hands the answer to `handler` in a worker."""
         return lambda answer: self._start(handler(answer))
+
+    @property
+    def rewind_flow(self) -> RewindFlow:
+        """The rewind's dialogs (docs/rewind.md), made on first use."""
+        from pi_tui.tui.screens.rewind_flow import RewindFlow
+
+        return RewindFlow(self.app, lambda: self.session, self._start, self._editor_text, self.notify)
+
+    async def action_rewind(self, args: str = "") -> None:
+        self._start(self.rewind_flow.choose_point())
 
     def _editor_text(self, text: str) -> None:
         editor = self.query_one(PromptArea)
@@ -173,6 +185,7 @@ class ChatCommands(Screen[None]):
             (NO_SUMMARY, "No summary"),
             (SUMMARISE, "Summarise"),
             (SUMMARISE_WITH_PROMPT, "Summarise with custom prompt"),
+            (FILES_ONLY, "Restore files only (the conversation stays here)"),
         ]
 
         def with_instructions(text: str | None) -> None:
@@ -184,6 +197,8 @@ class ChatCommands(Screen[None]):
                 self.app.push_screen(
                     TextDialog("Instructions for the branch summary"), callback=with_instructions
                 )
+            elif answer == FILES_ONLY:
+                self._start(self.rewind_flow.restore_files_of(entry_id))
             elif answer is not None:
                 self._start(self._navigate(entry_id, answer, None))
 
@@ -199,6 +214,10 @@ class ChatCommands(Screen[None]):
             return
         if result.editor_text:
             self._editor_text(result.editor_text)
+        if result.new_leaf_id != result.old_leaf_id:
+            await self.rewind_flow.offer_files_at_leaf(
+                result.old_leaf_id, "Bring the files along to this point?"
+            )
 
     # --- model, thinking, settings ------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
@@ -50,6 +50,7 @@ from pi_tui.tui.worker_results import deliver
 if TYPE_CHECKING:
     from pi_tui.session.agent_session import AgentSession
     from pi_tui.session.runtime import AgentSessionRuntime
+    from pi_tui.tui.screens.rewind_flow import RewindFlow
 
 INSPECTOR_EVENTS = frozenset(
     {"agent_end", "message_end", "compaction_end", "session_tree", "system_prompt_changed", "model_changed"}
@@ -299,11 +300,28 @@ class SidePanel(Vertical):
         self.app.push_screen(dialog, callback=chosen)
 
     async def _restore_work(self, compaction_id: str) -> None:
+        previous_leaf = self.session.store.leaf_id
         outcome = await self.session.restore_compaction(compaction_id)
         if outcome.error:
             self.post_message(self.Failed(outcome.error))
         else:
             self.notify("Restored: the next message continues from before that compaction, on a new branch.")
+            await self.rewind_flow.offer_files_at_leaf(previous_leaf, "Bring the files along too?")
+
+    @property
+    def rewind_flow(self) -> RewindFlow:
+        from pi_tui.tui.screens.rewind_flow import RewindFlow
+
+        def start(work: Awaitable[None]) -> None:
+            self.run_worker(work, group="command", exit_on_error=False)
+
+        return RewindFlow(self.app, lambda: self.session, start, lambda _text: None, self.notify)
+
+    @on(ToolOutputViewer.RestoreBeforeRequested)
+    def _restore_before(self, event: ToolOutputViewer.RestoreBeforeRequested) -> None:
+        self.run_worker(
+            self.rewind_flow.restore_before(event.tool_call_id), group="command", exit_on_error=False
+        )
 
     @on(CompactionTimeline.RecompactRequested)
     def _recompact(self, event: CompactionTimeline.RecompactRequested) -> None:

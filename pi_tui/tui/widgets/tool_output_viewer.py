@@ -67,6 +67,7 @@ class ToolOutputViewer(Vertical):
 
     BINDINGS = [
         Binding("t", "toggle_view", "Model/full"),
+        Binding("u", "restore_before", "Restore file to before", tooltip="The files as before this call"),
         Binding("slash", "open_search", "Search"),
         Binding("escape", "close_search", "Close search"),
     ]
@@ -83,6 +84,17 @@ class ToolOutputViewer(Vertical):
         viewer: ToolOutputViewer
         call_key: str | None
         mode: ViewMode
+
+        @property
+        def control(self) -> ToolOutputViewer:
+            return self.viewer
+
+    @dataclass
+    class RestoreBeforeRequested(Message):
+        """`u` on an edit, write or bash call with a checkpoint: restore its files to before it."""
+
+        viewer: ToolOutputViewer
+        tool_call_id: str
 
         @property
         def control(self) -> ToolOutputViewer:
@@ -191,6 +203,13 @@ class ToolOutputViewer(Vertical):
     def action_toggle_view(self) -> None:
         self.mode = "full" if self.mode == "model" else "model"
         self.post_message(self.ViewToggled(self, self._selected, self.mode))
+
+    def action_restore_before(self) -> None:
+        call = self._calls.get(self._selected) if self._selected else None
+        if call is None or call.checkpoint is None:
+            self.notify("This call kept no file checkpoint.")
+            return
+        self.post_message(self.RestoreBeforeRequested(self, call.id))
 
     def watch_mode(self) -> None:
         self._problem = ""
@@ -301,6 +320,9 @@ class ToolOutputViewer(Vertical):
             notice = (
                 f"Highlighted: lines {shown.start:,}-{shown.end:,}, what the model saw. {call.spill_path}"
             )
+        if call.checkpoint:
+            kept = f"{call.checkpoint}. u: restore to before"
+            notice = f"{notice}  ·  {kept}" if notice else kept
         widget = self.query_one("#tool-output-notice", PathNotice)
         widget.show(notice, call.spill_path)
         widget.set_class(not notice, "-empty")

@@ -1,0 +1,106 @@
+"""`pi-tui rewind` as a real subprocess on a session whose tools changed real files: the points, the
+plan with its diff, the rewind and a new branch, back to the first branch with its files, a conflict
+(exit 1, nothing written) and `--force`; `pi-tui sessions --delete` taking the checkpoints along."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pi_tui.ai.scripted import ScriptedReply
+from pi_tui.session_file.store import SessionStore
+from tests.support.rewind_story import edit, four_steps, make_session, user_entries
+
+
+def pi_tui(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pi_tui", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), timeout=60)
+
+
+async def test_rewind_to_before_the_second_edit_then_a_new_branch_then_back(tmp_path: Path) -> None:
+    session = await four_steps(tmp_path)
+    project = tmp_path / "project"
+    path = session.store.path
+    assert path is not None
+    second = user_entries(session)[1]
+    first_branch_end = session.store.leaf_id or ""
+
+    listed = pi_tui("rewind", str(path))
+    assert listed.returncode == 0, listed.stderr
+    assert second.id in listed.stdout and "second edit" in listed.stdout
+
+    dry = pi_tui("rewind", str(path), second.id, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "restore         app.py" in dry.stdout and "delete          out.txt" in dry.stdout
+    assert "    -three" in dry.stdout and "    +one" in dry.stdout
+    assert (project / "app.py").read_text() == "three\n"  # a dry run writes nothing
+
+    done = pi_tui("rewind", str(path), second.id, "--both")
+    assert done.returncode == 0, done.stderr
+    assert (project / "app.py").read_text() == "one\n" and not (project / "out.txt").exists()
+
+    # The new leaf survives reopening; a prompt there starts a new branch.
+    store = SessionStore.open(path)
+    assert store.leaf_id != first_branch_end
+    branched = make_session(
+        tmp_path, [ScriptedReply(tool_calls=[edit("app.py", "one", "uno")]), ScriptedReply(text="ok")], store
+    )
+    await branched.prompt("another second edit")
+    assert (project / "app.py").read_text() == "uno\n"
+    assert first_branch_end not in {entry.id for entry in branched.store.get_branch()}
+
+    back = pi_tui("rewind", str(path), first_branch_end, "--both", "--json")
+    assert back.returncode == 0, back.stderr
+    plan = json.loads(back.stdout)
+    assert {item["path"]: item["action"] for item in plan["files"]} == {
+        "app.py": "restore",
+        "out.txt": "restore",
+    }
+    assert (project / "app.py").read_text() == "three\n" and (project / "out.txt").read_text() == "built\n"
+    reopened = SessionStore.open(path)
+    assert first_branch_end in {entry.id for entry in reopened.get_branch()}
+
+
+async def test_a_file_edited_by_hand_stops_the_rewind_unless_forced(tmp_path: Path) -> None:
+    session = await four_steps(tmp_path)
+    project = tmp_path / "project"
+    path = session.store.path
+    assert path is not None
+    (project / "app.py").write_text("mine\n")
+    second = user_entries(session)[1]
+    lines_before = path.read_text().count("\n")
+
+    refused = pi_tui("rewind", str(path), second.id, "--files")
+    assert refused.returncode == 1
+    assert "CONFLICT" in refused.stdout and "app.py" in refused.stderr
+    assert (project / "app.py").read_text() == "mine\n" and (project / "out.txt").exists()
+    assert path.read_text().count("\n") == lines_before
+
+    forced = pi_tui("rewind", str(path), second.id, "--files", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (project / "app.py").read_text() == "one\n"
+    # ...and the hand edit was kept by the rewind itself: rewinding that rewind brings it back.
+    undo = pi_tui("rewind", str(path), second.parent_id or "", "--files", "--dry-run")
+    assert undo.returncode == 0
+
+
+async def test_an_unknown_entry_is_a_clear_error(tmp_path: Path) -> None:
+    session = await four_steps(tmp_path)
+    assert session.store.path is not None
+    done = pi_tui("rewind", str(session.store.path), "nope")
+    assert done.returncode == 1 and "no entry nope" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_sessions_delete_removes_the_checkpoints(tmp_path: Path) -> None:
+    session = await four_steps(tmp_path)
+    path = session.store.path
+    assert path is not None
+    objects = session.checkpoints.objects
+    assert any(objects.rglob("*"))
+    done = pi_tui("sessions", "--delete", str(path), "--yes", "--session-dir", str(tmp_path / "sessions"))
+    assert done.returncode == 0, done.stderr
+    assert not session.checkpoints.refs_file.exists()
+    assert not [item for item in objects.rglob("*") if item.is_file()]
