@@ -18,6 +18,7 @@ from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.messages import TextContent
 from pi_tui.ai.stream import StreamFunction
+from pi_tui.ai.valid_text import text_from_os
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
@@ -43,7 +44,7 @@ class InputError(Exception):
 def file_block(path: Path) -> str:
     """pi wraps a text file given as `@path` like this so the model sees its name and exact content."""
     content = path.read_text(encoding="utf-8", errors="replace")
-    return f'<file name="{path}">\n{content}\n</file>'
+    return f'<file name="{text_from_os(str(path))}">\n{content}\n</file>'
 
 
 def build_prompts(messages: list[str], stdin_text: str | None, cwd: str) -> list[str]:
@@ -56,10 +57,10 @@ def build_prompts(messages: list[str], stdin_text: str | None, cwd: str) -> list
             path = Path(argument[1:]).expanduser()
             path = path if path.is_absolute() else Path(cwd) / path
             if not path.is_file():
-                raise InputError(f"file not found: {argument[1:]}")
+                raise InputError(f"file not found: {text_from_os(argument[1:])}")
             files.append(file_block(path.resolve()))
         else:
-            texts.append(argument)
+            texts.append(text_from_os(argument))
     first_parts = [part for part in (stdin_text, *files, texts[0] if texts else None) if part]
     prompts = ["\n\n".join(first_parts)] if first_parts else []
     return prompts + texts[1:]
