@@ -265,6 +265,22 @@ async def test_a_stdout_that_is_not_utf8_prints_the_reply_safely(
     assert messages(only_session(tmp_path))[1]["content"][0]["text"] == "a \u201cquoted\u201d reply"
 
 
+async def test_json_mode_on_a_stdout_that_is_not_utf8_escapes_what_it_cannot_encode(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    write_config(openai_server)
+    openai_server.enqueue(text_reply("a \u201cquoted\u201d \U0001f600"))
+
+    code, out, err = await run_cli(
+        "--mode", "json", "--model", "loop/m", "hi", cwd=tmp_path, env={"PYTHONIOENCODING": "ascii"}
+    )
+
+    assert code == 0, err
+    events = [json.loads(line) for line in out.decode("ascii").splitlines()]
+    ends = [event for event in events if event.get("type") == "message_end"]
+    assert ends[-1]["message"]["content"][0]["text"] == "a \u201cquoted\u201d \U0001f600"
+
+
 # --- item 7: a Retry-After that is not a finite number ---------------------------------------------------
 
 
