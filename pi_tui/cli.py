@@ -157,16 +157,25 @@ def _headless(options: RunOptions, *, read_stdin: bool = True) -> int:
 
     from pi_tui.modes.print_mode import run_print_mode
 
-    stdin_text = None if not read_stdin or sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    stdin_text = None if not read_stdin or sys.stdin is None or sys.stdin.isatty() else _piped_text()
     return asyncio.run(
         run_print_mode(options, cwd=os.getcwd(), stdin_text=stdin_text, stdout=sys.stdout, stderr=sys.stderr)
     )
+
+
+def _piped_text() -> str:
+    """Piped stdin as text: bytes that are not UTF-8 become U+FFFD, as pi reads them, never an error."""
+    from pi_tui.ai.valid_text import text_from_bytes, text_from_os
+
+    binary = getattr(sys.stdin, "buffer", None)
+    return text_from_bytes(binary.read()) if binary is not None else text_from_os(sys.stdin.read())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """pi-tui's command line. A reader that stops early (`pi-tui context S | head -1`) ends the output
     quietly: no traceback, exit status 0. An operating-system error no mode reported itself is one
     `pi-tui: ` line and exit status 1."""
+    _encode_output_safely()
     try:
         return _main(argv)
     except BrokenPipeError:
@@ -177,6 +186,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         report(sys.stderr, os_error_text(error))
         return 1
+
+
+def _encode_output_safely() -> None:
+    """A character the terminal's encoding lacks (`“` under `PYTHONIOENCODING=ascii`) prints as `?`, and
+    a lone surrogate as `?`, instead of ending the run with a traceback after the reply was saved."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
 
 
 def _silence_stdout() -> None:
@@ -233,12 +252,14 @@ def _main(argv: Sequence[str] | None) -> int:
     if namespace_demo:
         return run_demo()
 
+    from pi_tui.ai.valid_text import text_from_os
+
     return run_interactive(
         model=ModelChoice(options.model, options.base_url, options.api_key),
         choice=options.session,
         thinking=options.thinking,
         tools=options.tools,
-        messages=options.messages,
+        messages=[text_from_os(message) for message in options.messages],
         cwd_override=options.cwd_override,
         open_resume=options.resume,
         approve=options.approve,

@@ -30,7 +30,8 @@ from pi_tui.agent.maybe_await import maybe_await
 from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult
 from pi_tui.agent.validation import invalid_json_failure, validate_tool_arguments
 from pi_tui.ai.abort import AbortSignal
-from pi_tui.ai.messages import AssistantMessage, ToolCall, ToolResultMessage
+from pi_tui.ai.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from pi_tui.ai.valid_text import has_surrogates, text_from_os, valid_os_value
 
 BLOCKED_TEXT = "Tool execution was blocked"
 
@@ -196,7 +197,22 @@ class _Run:
                     is_error = after.is_error if after.is_error is not None else is_error
             except Exception as error:
                 result, is_error = error_result(exception_text(error)), True
-        return _Finalized(prepared.tool_call, dataclasses.replace(result, is_error=is_error), is_error)
+        return _Finalized(prepared.tool_call, _valid_result(result, is_error), is_error)
+
+
+def _valid_result(result: ToolResult, is_error: bool) -> ToolResult:
+    """A result as valid text: a file name that is not UTF-8 (`ls`, `find`, `grep`, a command's own
+    decoding) reaches Python as surrogates, which no request, print or export could encode; they become
+    U+FFFD, as pi's Node decodes such names."""
+    content = [
+        block.model_copy(update={"text": text_from_os(block.text)})
+        if isinstance(block, TextContent) and has_surrogates(block.text)
+        else block
+        for block in result.content
+    ]
+    return dataclasses.replace(
+        result, content=content, details=valid_os_value(result.details), is_error=is_error
+    )
 
 
 def _terminates(done: list[_Finalized]) -> bool:

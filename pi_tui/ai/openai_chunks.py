@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ from pi_tui.ai.messages import (
 )
 from pi_tui.ai.stream import StreamEvent, StreamEventType
 from pi_tui.ai.tool_arguments import make_tool_call
+from pi_tui.ai.valid_text import valid_json_value
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 KNOWN_DELTA_FIELDS = frozenset(
@@ -92,15 +94,57 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+MAX_REPORTED_TOKENS = 100_000_000
+"""Beyond any context window served today by two orders of magnitude: a bigger count is a broken server."""
+
+
 def json_count(value: Any) -> int:
-    """A token count as servers send it (an int, sometimes a float or a numeric string); else 0."""
+    """A token count as servers send it (an int, sometimes a float or a numeric string); else 0. A count
+    beyond `MAX_REPORTED_TOKENS` comes back as one more than it, for `take_reported_usage` to refuse."""
     if isinstance(value, bool):
         return 0
     if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value > 0 else 0
-    if isinstance(value, str) and value.strip().isdigit() and len(value) < 20:
-        return int(value)
-    return max(value, 0) if isinstance(value, int) else 0
+        count = int(min(value, MAX_REPORTED_TOKENS + 1)) if math.isfinite(value) and value > 0 else 0
+    elif isinstance(value, str) and value.strip().isdigit() and len(value) < 20:
+        count = int(value)
+    else:
+        count = max(value, 0) if isinstance(value, int) else 0
+    return min(count, MAX_REPORTED_TOKENS + 1)
+
+
+def take_reported_usage(partial: AssistantMessage, usage: Usage, raw: dict[str, Any]) -> bool:
+    """Store the usage a server reported, unless a count is implausible (`prompt_tokens: 1e308`): then the
+    reply keeps no usage (its context is estimated, as for a server that reports none) and a diagnostic
+    says which count was refused."""
+    counts = {
+        "input": usage.input,
+        "output": usage.output,
+        "cacheRead": usage.cache_read,
+        "cacheWrite": usage.cache_write,
+        "totalTokens": usage.total_tokens,
+    }
+    refused = {name: count for name, count in counts.items() if count > MAX_REPORTED_TOKENS}
+    if not refused:
+        partial.usage = usage
+        return True
+    names = ", ".join(sorted(refused))
+    diagnostic = {
+        "type": "usage_out_of_range",
+        "timestamp": int(time.time() * 1000),
+        "message": f"reported usage ignored: {names} above {MAX_REPORTED_TOKENS:,} tokens",
+        "reported": js_text(raw),
+    }
+    partial.diagnostics = [*(partial.diagnostics or []), diagnostic]
+    return False
+
+
+def js_text(value: Any, limit: int = 2000) -> str:
+    """A JSON value as short text for a diagnostic (a 309-digit number stays readable)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def usage_from_openai(raw: dict[str, Any], prices: ModelPrices) -> Usage:
@@ -234,6 +278,7 @@ class ReplyAssembler:
 
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
         """Apply one chunk; returns its events in order."""
+        chunk = valid_json_value(chunk)
         events: list[StreamEvent] = []
         if chunk.get("id") and self.partial.response_id is None:
             self.partial.response_id = str(chunk["id"])
@@ -241,8 +286,8 @@ class ReplyAssembler:
         if response_model and response_model != self.partial.model and self.partial.response_model is None:
             self.partial.response_model = str(response_model)
         if isinstance(chunk.get("usage"), dict):
-            self.partial.usage = usage_from_openai(chunk["usage"], self._prices)
-            self.saw_usage = True
+            usage = usage_from_openai(chunk["usage"], self._prices)
+            self.saw_usage = take_reported_usage(self.partial, usage, chunk["usage"])
         for choice in _objects(chunk.get("choices")):
             delta = json_object(choice.get("delta"))
             note_unknown_fields(delta)

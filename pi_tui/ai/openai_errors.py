@@ -9,7 +9,9 @@ code, and any `Retry-After` the server sent (in ms) for the session's retry dela
 from __future__ import annotations
 
 import json
+import math
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from pi_tui.ai.dialect_hints import compat_hint
@@ -38,18 +40,20 @@ def _server_message(body: object) -> str:
 
 
 def retry_after_ms(headers: Any) -> int | None:
-    """The server's requested delay (`retry-after-ms`, or `retry-after` in seconds), if any."""
+    """The server's requested delay (`retry-after-ms`, or `retry-after` in seconds), if any. As in pi, a
+    value that is not a finite number (`inf`, `1e400`, `nan`) is no request: the usual backoff applies."""
     if headers is None:
         return None
-    try:
-        raw_ms = headers.get(RETRY_AFTER_MS_HEADER)
-        if raw_ms is not None:
-            return max(int(float(raw_ms)), 0)
-        raw = headers.get(RETRY_AFTER_HEADER)
-        if raw is not None:
-            return max(int(float(raw) * 1000), 0)
-    except ValueError:
-        return None  # an HTTP date; not worth parsing for a retry hint
+    for name, scale in ((RETRY_AFTER_MS_HEADER, 1), (RETRY_AFTER_HEADER, 1000)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            delay = float(raw) * scale
+        except ValueError:
+            continue  # an HTTP date; not worth parsing for a retry hint
+        if math.isfinite(delay):
+            return max(int(delay), 0)
     return None
 
 
@@ -59,6 +63,29 @@ def redact_key(text: str, api_key: str | None) -> str:
     if api_key and len(api_key) >= MIN_KEY_CHARS and api_key in text:
         return text.replace(api_key, REDACTED)
     return text
+
+
+def redact_failure(
+    failure: tuple[str, dict[str, Any] | None], secrets: Iterable[str]
+) -> tuple[str, dict[str, Any] | None]:
+    """A failure's text and every string of its diagnostic (message, code, type, nested fields) with each
+    secret (the key, credential headers) cut out: a server may echo any of them in any field."""
+    ordered = sorted((secret for secret in secrets if len(secret) >= MIN_KEY_CHARS), key=len, reverse=True)
+    text, diagnostic = failure
+    return _redacted(text, ordered), _redacted(diagnostic, ordered)
+
+
+def _redacted(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {key: _redacted(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item, secrets) for item in value]
+    return value
 
 
 def describe_error(error: BaseException, api_key: str | None = None) -> tuple[str, dict[str, Any]]:

@@ -16,10 +16,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from pi_tui.ai.abort import AbortSignal
-from pi_tui.ai.messages import AssistantMessage, StopReason
-from pi_tui.ai.openai_errors import describe_error
+from pi_tui.ai.messages import AssistantMessage, StopReason, ToolCall
+from pi_tui.ai.openai_errors import describe_error, redact_failure
 from pi_tui.ai.stream import StreamEvent, StreamOptions
 from pi_tui.ai.warm_up import sdk_imported
+from pi_tui.config.key_secrets import header_credentials
 from pi_tui.config.model_config import ModelConfig
 
 ABORTED_MESSAGE = "Request was aborted."
@@ -110,6 +111,33 @@ async def close_quietly(stream: Any, client: Any) -> None:
             await asyncio.wait_for(resource.close(), _CLOSE_GRACE_S)
 
 
+NAMELESS_TOOL_CALL = "Provider streamed a tool call without a name; the reply was not used"
+
+
+def _checked_tool_calls(partial: AssistantMessage) -> str | None:
+    """Tool calls as the loop may run them: a call delivered twice (a repeated id) is kept once, and one
+    without a name is taken out of the reply, which then fails (a failed reply is never sent back, so the
+    provider never sees a call it could not have made). Returns the failure text, if any."""
+    seen: set[str] = set()
+    kept: list[Any] = []
+    dropped: list[dict[str, Any]] = []
+    for block in partial.content:
+        if isinstance(block, ToolCall):
+            if not block.name:
+                dropped.append({"id": block.id, "arguments": block.arguments})
+                continue
+            if block.id in seen:
+                continue
+            seen.add(block.id)
+        kept.append(block)
+    partial.content = kept
+    if not dropped:
+        return None
+    diagnostic = {"type": "nameless_tool_calls", "timestamp": now_ms(), "calls": dropped}
+    partial.diagnostics = [*(partial.diagnostics or []), diagnostic]
+    return NAMELESS_TOOL_CALL
+
+
 def final_event(
     partial: AssistantMessage,
     failure: tuple[str, dict[str, Any] | None] | None,
@@ -118,6 +146,9 @@ def final_event(
 ) -> StreamEvent:
     """The reply's terminal event: its failure if it had one, else the stop reason the server gave
     (`outcome`: an error stop reason comes with its text)."""
+    nameless = _checked_tool_calls(partial)
+    if failure is None and nameless is not None:
+        failure = (nameless, None)
     if failure is not None:
         text, diagnostic = failure
         partial.stop_reason = "aborted" if aborted else "error"
@@ -144,6 +175,8 @@ class ProviderCall:
         self.race = Race(options.signal)
         self.failure: Failure | None = None
         self.aborted = False
+        self.secrets = {options.api_key or "", *header_credentials(model.headers)}
+        """What no failure text or diagnostic may hold: the key and the model's credential headers."""
         self._raw_events = raw_events
         self._lease = contextlib.AsyncExitStack()
         self._pooled: Any = None
@@ -172,9 +205,11 @@ class ProviderCall:
         """Record why the call ended early: an abort, or the error's text (the key cut out of it)."""
         signal = self.options.signal
         self.aborted = isinstance(error, CallAborted) or (signal is not None and signal.aborted)
-        self.failure = (
-            (ABORTED_MESSAGE, None) if self.aborted else describe_error(error, self.options.api_key)
-        )
+        self.failure = (ABORTED_MESSAGE, None) if self.aborted else self.redacted(describe_error(error))
+
+    def redacted(self, failure: Failure) -> Failure:
+        """`failure` with every string of it free of this request's secrets."""
+        return redact_failure(failure, self.secrets)
 
     async def close(self) -> None:
         self.race.close()

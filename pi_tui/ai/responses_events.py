@@ -27,11 +27,12 @@ from typing import Any, Literal, TypeAlias
 
 from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.messages import AssistantMessage, ModelPrices, TextContent, ThinkingContent, ToolCall
-from pi_tui.ai.openai_chunks import json_object, json_string
+from pi_tui.ai.openai_chunks import json_object, json_string, take_reported_usage
 from pi_tui.ai.responses_input import encode_text_signature
 from pi_tui.ai.responses_outcome import Failure, error_event, failed_response, usage_from_responses
 from pi_tui.ai.stream import StreamEvent, StreamEventType
 from pi_tui.ai.tool_arguments import make_tool_call
+from pi_tui.ai.valid_text import valid_json_value
 
 logger = logging.getLogger(__name__)
 
@@ -162,6 +163,7 @@ class ResponsesAssembler:
 
     def feed(self, event: dict[str, Any]) -> list[StreamEvent]:
         """Apply one event; returns its stream events in order."""
+        event = valid_json_value(event)
         kind = event.get("type")
         if not isinstance(kind, str):
             self._note("untyped", "Responses stream: ignoring an event without a type")
@@ -184,7 +186,7 @@ class ResponsesAssembler:
             self.partial.response_model = model
         usage = response.get("usage")
         if isinstance(usage, dict):
-            self.partial.usage = usage_from_responses(usage, self._prices)
+            take_reported_usage(self.partial, usage_from_responses(usage, self._prices), usage)
 
     def _created(self, event: dict[str, Any]) -> list[StreamEvent]:
         self._response(json_object(event.get("response")))

@@ -17,7 +17,6 @@ from typing import Any
 
 from pi_tui.ai.chat_request import ProviderRequest
 from pi_tui.ai.messages import AssistantMessage, ModelPrices
-from pi_tui.ai.openai_errors import redact_key
 from pi_tui.ai.openai_provider import chunk_dict
 from pi_tui.ai.provider_call import END_OF_STREAM, ProviderCall, final_event, now_ms
 from pi_tui.ai.responses_events import ResponsesAssembler
@@ -79,7 +78,7 @@ async def stream_responses(
         yield stream_event
     failure = call.failure
     if failure is None and assembler.failure is not None:
-        failure = _stream_failure(redact_key(assembler.failure, options.api_key), assembler.failure_code)
+        failure = call.redacted(_stream_failure(assembler.failure, assembler.failure_code))
     if failure is None and not assembler.finished:
         failure = (RESPONSE_ENDED_EARLY, None)
     yield final_event(partial, failure, call.aborted, map_response_status(assembler.status))

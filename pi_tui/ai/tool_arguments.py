@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from pi_tui.ai.messages import ToolCall
+from pi_tui.ai.valid_text import valid_json_value, without_lone_surrogates
 
 INVALID_ARGUMENTS_FIELD = "invalidArguments"
 
@@ -29,7 +30,8 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
         return {}, f"invalid JSON: {error}"
     if not isinstance(value, dict):
         return {}, f"expected a JSON object, got {type(value).__name__}"
-    return value, None
+    # A `\\ud800` escape inside the argument text becomes a lone surrogate only now.
+    return valid_json_value(value), None
 
 
 def make_tool_call(call_id: str, name: str, raw: str) -> ToolCall:
@@ -38,7 +40,7 @@ def make_tool_call(call_id: str, name: str, raw: str) -> ToolCall:
     if error is None:
         return ToolCall(id=call_id, name=name, arguments=arguments)
     return ToolCall.model_validate(
-        {"id": call_id, "name": name, "arguments": {}, INVALID_ARGUMENTS_FIELD: raw}
+        {"id": call_id, "name": name, "arguments": {}, INVALID_ARGUMENTS_FIELD: without_lone_surrogates(raw)}
     )
 
 

@@ -1,6 +1,8 @@
 """Which values are API keys, where they live, and how they are hidden (README: keys are never written).
 
-A key pi-tui knows of is a models.json `apiKey` as resolved, a `*_API_KEY` variable, or a key this
+A key pi-tui knows of is a models.json `apiKey` as resolved, the value of a credential header in
+models.json `headers` (`authorization`, `api-key`, `x-goog-api-key`, any name holding `key`, `token`,
+`secret` or `auth`; `Bearer X` counts as `X` too), a `*_API_KEY` variable, or a key this
 process was handed (`--api-key`, `--api-key-file`, a session's key): `remember_key` records those for
 the life of the process, because a key given on the command line stays readable in `/proc/<pid>/cmdline`
 even after the session switched to another one. Every known key is replaced by `[redacted]` wherever
@@ -31,14 +33,39 @@ def remember_key(key: str | None) -> None:
         _keys_in_use.add(key)
 
 
+_CREDENTIAL_HEADER = re.compile(r"key|token|secret|auth|cookie|password", re.IGNORECASE)
+_AUTH_SCHEME = re.compile(r"(?:bearer|basic|token|key)\s+(\S+)\Z", re.IGNORECASE)
+
+
+def header_credentials(headers: Mapping[str, str] | None) -> set[str]:
+    """The values of the credential headers among `headers` (a `Bearer X` value gives `X` as well)."""
+    found: set[str] = set()
+    for name, value in (headers or {}).items():
+        if not isinstance(value, str) or not _CREDENTIAL_HEADER.search(name):
+            continue
+        found.add(value.strip())
+        if scheme := _AUTH_SCHEME.match(value.strip()):
+            found.add(scheme.group(1))
+    return {value for value in found if len(value) >= MIN_KEY_CHARS}
+
+
+def _registry_header_credentials(registry: ModelRegistry) -> set[str]:
+    found: set[str] = set()
+    for model in registry.models:
+        found |= header_credentials(model.headers)
+    for _base_url, headers, _api in registry.endpoints.values():
+        found |= header_credentials(headers)
+    return found
+
+
 def _providers(registry: ModelRegistry) -> set[str]:
     return set(registry.key_specs) | set(registry.endpoints) | {model.provider for model in registry.models}
 
 
 def configured_keys(env: Mapping[str, str], registry: ModelRegistry) -> set[str]:
-    """The keys requests may be made with: each provider's resolved key, `OPENAI_API_KEY` (zero-config)
-    and the keys this process was handed."""
-    found = set(_keys_in_use)
+    """The keys requests may be made with: each provider's resolved key, the credential headers of
+    models.json, `OPENAI_API_KEY` (zero-config) and the keys this process was handed."""
+    found = set(_keys_in_use) | _registry_header_credentials(registry)
     for provider in _providers(registry):
         key = registry.api_key(provider, env)
         # An `apiKey` naming a variable that is not set resolves to the name itself: not a secret.

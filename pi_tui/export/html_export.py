@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pi_tui import __version__
 from pi_tui.ai.messages import AssistantMessage
+from pi_tui.ai.valid_text import without_lone_surrogates
 from pi_tui.config.key_secrets import known_keys, redact
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import Settings
@@ -153,6 +154,7 @@ def render_html(store: SessionStore, options: HtmlOptions | None = None) -> str:
 
 def write_html(store: SessionStore, out: Path, options: HtmlOptions | None = None) -> int:
     """Write the page to `out` (0600, atomically); returns its size in bytes."""
-    text = render_html(store, options)
-    replace_file_atomically(out, text)
-    return len(text.encode("utf-8"))
+    # A lone surrogate left in any text would make the page invalid UTF-8; pi's rule drops it.
+    data = without_lone_surrogates(render_html(store, options)).encode("utf-8")
+    replace_file_atomically(out, data)
+    return len(data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from pi_tui.ai.valid_text import without_lone_surrogates
 from pi_tui.config.key_secrets import redact
 from pi_tui.session_file.forking import export_lines
 from pi_tui.session_file.migrations import replace_file_atomically
@@ -23,6 +24,6 @@ def render_jsonl(store: SessionStore, keys: Iterable[str] = ()) -> str:
 
 def write_jsonl(store: SessionStore, out: Path, keys: Iterable[str] = ()) -> int:
     """Write the branch to `out` (0600, atomically); returns its size in bytes."""
-    text = render_jsonl(store, keys)
-    replace_file_atomically(out, text)
-    return len(text.encode("utf-8"))
+    data = without_lone_surrogates(render_jsonl(store, keys)).encode("utf-8")
+    replace_file_atomically(out, data)
+    return len(data)

@@ -8,9 +8,11 @@ provider's connection pool (one connection serves every request) and closes it h
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
+import re
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,6 +20,7 @@ from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.messages import TextContent
 from pi_tui.ai.stream import StreamFunction
+from pi_tui.ai.valid_text import text_from_os
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
@@ -43,7 +46,7 @@ class InputError(Exception):
 def file_block(path: Path) -> str:
     """pi wraps a text file given as `@path` like this so the model sees its name and exact content."""
     content = path.read_text(encoding="utf-8", errors="replace")
-    return f'<file name="{path}">\n{content}\n</file>'
+    return f'<file name="{text_from_os(str(path))}">\n{content}\n</file>'
 
 
 def build_prompts(messages: list[str], stdin_text: str | None, cwd: str) -> list[str]:
@@ -56,13 +59,43 @@ def build_prompts(messages: list[str], stdin_text: str | None, cwd: str) -> list
             path = Path(argument[1:]).expanduser()
             path = path if path.is_absolute() else Path(cwd) / path
             if not path.is_file():
-                raise InputError(f"file not found: {argument[1:]}")
+                raise InputError(f"file not found: {text_from_os(argument[1:])}")
             files.append(file_block(path.resolve()))
         else:
-            texts.append(argument)
+            texts.append(text_from_os(argument))
     first_parts = [part for part in (stdin_text, *files, texts[0] if texts else None) if part]
     prompts = ["\n\n".join(first_parts)] if first_parts else []
     return prompts + texts[1:]
+
+
+def json_line_for(stdout: TextIO) -> Callable[[Any], str]:
+    """pi's JSON lines; on a stdout whose encoding lacks a character (`PYTHONIOENCODING=ascii`) that
+    character is written as a `\\u` escape instead, which is the same JSON, rather than as `?`."""
+    encoding = getattr(stdout, "encoding", None) or "utf-8"
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        utf8 = True
+
+    def line(value: Any) -> str:
+        text = js_dumps(value)
+        if utf8 or text.isascii():
+            return text + "\n"
+        try:
+            text.encode(encoding)
+        except UnicodeEncodeError:
+            text = _NON_ASCII.sub(_json_escape, text)
+        return text + "\n"
+
+    return line
+
+
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    data = match.group(0).encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{data[index] << 8 | data[index + 1]:04x}" for index in range(0, len(data), 2))
 
 
 def headless_approver(*, yes: bool, stderr: TextIO) -> Approver:
@@ -172,10 +205,11 @@ async def _send_all(
     session.approval.denial_text = headless_denied_text
 
     if options.output == "json":
-        stdout.write(js_dumps(session.store.header.to_json_obj()) + "\n")
+        json_line = json_line_for(stdout)
+        stdout.write(json_line(session.store.header.to_json_obj()))
 
         def print_event(event: AnyEvent) -> None:
-            stdout.write(js_dumps(event.to_json()) + "\n")
+            stdout.write(json_line(event.to_json()))
             stdout.flush()
 
         session.subscribe(print_event)

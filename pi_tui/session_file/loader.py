@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from pi_tui.ai.messages import SystemMessage
 from pi_tui.ai.system_messages import system_message_problems
+from pi_tui.ai.valid_text import valid_json_value
 from pi_tui.session_file.diagnostics import Diagnostic
 from pi_tui.session_file.entries import (
     CURRENT_SESSION_VERSION,
@@ -78,7 +79,7 @@ def _parse_lines(path: Path, text: str, diagnostics: list[Diagnostic]) -> tuple[
         if not line.strip():
             continue
         try:
-            parsed.append((number, json.loads(line)))
+            parsed.append((number, valid_json_value(json.loads(line))))
         except (ValueError, RecursionError):
             skipped += 1
             if torn_candidate and number == len(lines):
@@ -280,7 +281,7 @@ def _validate_line(raw: bytes) -> SessionEntry:
 
 def _v3_header(raw: bytes) -> SessionHeader:
     try:
-        obj = json.loads(raw.decode("utf-8"))
+        obj = valid_json_value(json.loads(raw.decode("utf-8")))
     except (ValueError, RecursionError) as error:
         raise _NeedsGeneralPath from error
     is_header = isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str)
@@ -305,7 +306,8 @@ def _add_line_slowly(
     if not line.strip():
         return
     try:
-        obj = json.loads(line)
+        # pydantic's JSON parser refuses lone surrogates (pi writes them), so such lines come here.
+        obj = valid_json_value(json.loads(line))
     except (ValueError, RecursionError):
         result.skipped_lines += 1
         torn = not raw.endswith(b"\n")

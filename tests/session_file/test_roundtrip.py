@@ -70,16 +70,23 @@ def test_pi_tui_written_session_reloads_with_the_same_models(tmp_path: Path) -> 
     loaded = read_session_file(store.path)
     assert loaded.diagnostics == []
     assert loaded.header == store.header
-    assert loaded.entries == store.entries
     lines = store.path.read_text(encoding="utf-8").splitlines()
-    assert [entry_line(entry) for entry in loaded.entries] == lines[1:]
+    # Entry 2's text ends in a lone surrogate: written escaped as JSON.stringify does, and dropped when
+    # read (pi's sanitizeSurrogates, docs/reliability.md section 12); every other entry comes back as is.
+    assert loaded.entries[:2] + loaded.entries[3:] == store.entries[:2] + store.entries[3:]
+    assert [entry_line(entry) for entry in loaded.entries[:2] + loaded.entries[3:]] == lines[1:3] + lines[4:]
+    assert entry_line(loaded.entries[2]) == lines[3].replace("\\ud83d", "")
     assert '"ratio":0.000054' in lines[-2]  # JavaScript number text
     assert "\\ud83d" in lines[3]  # a lone surrogate is escaped, as JSON.stringify does
     assert canonical(lines[-2]) != canonical(lines[-2].replace("0.000054", "5.4e-05"))
     reopened = SessionStore.open(store.path)
     assert reopened.get_session_name() == "Full session"
     assert reopened.labels == store.labels
-    assert reopened.build_context() == store.build_context()
+    rebuilt, live = reopened.build_context(), store.build_context()
+    assert rebuilt.messages[1:] == live.messages[1:]
+    assert rebuilt.messages[0] == live.messages[0].model_copy(
+        update={"content": [TextContent(text="Read notes ✓ ")]}
+    )
 
 
 _CRASH_WRITER = """
