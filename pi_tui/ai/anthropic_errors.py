@@ -18,6 +18,8 @@ from pi_tui.ai.dialect_hints import REFUSAL_WORDS
 from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.openai_errors import redact_key, retry_after_ms
 
+CONNECTION_ERROR = "Connection error."
+"""The SDK's words for a connection that failed before the reply began, used for one that failed during it."""
 _HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), hint)
     for pattern, hint in (
@@ -62,6 +64,7 @@ def status_of(error: BaseException) -> int | None:
 def describe_anthropic_error(error: BaseException, api_key: str | None = None) -> tuple[str, dict[str, Any]]:
     """`(errorMessage, diagnostic)` for an exception raised while calling the Messages API."""
     import anthropic
+    import httpx2
 
     details: dict[str, Any] = {}
     if isinstance(error, anthropic.APIStatusError):
@@ -77,6 +80,8 @@ def describe_anthropic_error(error: BaseException, api_key: str | None = None) -
             details["retryAfterMs"] = delay
     elif isinstance(error, anthropic.APIError):
         text = error.message
+    elif isinstance(error, httpx2.TransportError):  # the connection dropped while the reply streamed
+        text = CONNECTION_ERROR
     elif isinstance(error, ValueError):  # a data line that is not JSON
         text = f"Malformed stream data from provider: {error}"
     else:

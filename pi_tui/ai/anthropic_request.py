@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_tui.ai.anthropic_messages import (
+    is_same_model,
     mark_last_message,
     to_anthropic_messages,
     to_anthropic_tools,
@@ -50,6 +51,7 @@ BETA_HEADER = "anthropic-beta"
 INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14"
 FINE_GRAINED_TOOL_STREAMING_BETA = "fine-grained-tool-streaming-2025-05-14"
 MESSAGE_THREADS_BETA = "message-threads-2026-08-12"
+CACHE_DIAGNOSIS_BETA = "cache-diagnosis-2026-04-07"
 THINKING_DISPLAY = "summarized"
 THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 MIN_ANSWER_TOKENS = 1024
@@ -146,18 +148,29 @@ def _tools_tokens(tools: Sequence[ToolSpec]) -> int:
     return _tokens(_js_len(js_dumps(described)))
 
 
+def _last_usage_index(messages: Sequence[LlmMessage]) -> int | None:
+    """pi's `getLastAssistantUsageInfo`: the last valid reply with usage that is not older than a message
+    before it (a compaction summary is newer than the replies it kept, so their usage no longer counts)."""
+    latest = -math.inf
+    found = None
+    for index, message in enumerate(messages):
+        if isinstance(message, AssistantMessage):
+            valid = not message.failed and message.usage.context_tokens() > 0
+            if valid and message.timestamp >= latest:
+                found = index
+        latest = max(latest, message.timestamp)
+    return found
+
+
 def estimate_context_tokens(context: LlmContext) -> int:
     """pi's `estimateContextTokens` of a request: the last valid reply's usage plus estimates of the
     messages after it; without one, the system prompt, the tools and every message estimated."""
     messages = context.messages
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if (
-            isinstance(message, AssistantMessage)
-            and not message.failed
-            and message.usage.context_tokens() > 0
-        ):
-            return message.usage.context_tokens() + sum(map(_message_tokens, messages[index + 1 :]))
+    index = _last_usage_index(messages)
+    if index is not None:
+        reply = messages[index]
+        assert isinstance(reply, AssistantMessage)
+        return reply.usage.context_tokens() + sum(map(_message_tokens, messages[index + 1 :]))
     system = _tokens(_js_len(context.system_prompt)) + _tools_tokens(context.tools)
     return system + sum(map(_message_tokens, messages))
 
@@ -237,7 +250,17 @@ def beta_features(
         features.append(INTERLEAVED_THINKING_BETA)
     if threads:
         features.append(MESSAGE_THREADS_BETA)
+    if compat.send_cache_miss_diagnostics:
+        features.append(CACHE_DIAGNOSIS_BETA)
     return features
+
+
+def previous_reply_id(messages: Sequence[LlmMessage], model: ModelConfig) -> str | None:
+    """The id of this model's last reply, which Anthropic's cache diagnostics compare the request with."""
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage) and is_same_model(message, model) and message.response_id:
+            return message.response_id
+    return None
 
 
 @dataclass
@@ -280,6 +303,8 @@ def build_anthropic_request(
     body.update(_thinking_params(model, options, budget))
     if options.tool_choice is not None:
         body["tool_choice"] = {"type": options.tool_choice}
+    if compat.send_cache_miss_diagnostics:  # pi does not send it: an opt-in (docs/providers.md)
+        body["diagnostics"] = {"previous_message_id": previous_reply_id(context.messages, model)}
     headers: dict[str, str] = {}
     betas = beta_features(model, context, options, threads=threads_wanted(model, options))
     if betas:

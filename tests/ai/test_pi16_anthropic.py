@@ -110,3 +110,28 @@ async def test_replies_are_stored_as_pi_stores_them(
     assert [view(message) for message in stored_assistants(session_file)] == [
         view(message) for message in pi_assistants(name)
     ]
+
+
+async def test_compacted_conversation_equals_pis(
+    openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """f-compaction: a 32000-token window, so `max_tokens` is clamped; after the threshold compaction the
+    third prompt sends pi's messages (summary, the kept turn, the prompt). pi-tui asks for the summary in
+    its own words (docs/compaction.md), so that request is not compared. `max_tokens` is pi's clamp of
+    pi-tui's own estimate: where the estimate is of prose (no usable reply usage: the first request, and
+    the first after the compaction, whose summary is newer than the reply it kept) it differs with the
+    prose; where it is reply usage plus the messages after it, it is pi's within 2 tokens."""
+    await replay("f-compaction", openai_server, tmp_path, monkeypatch)
+    expected = pi_requests("f-compaction")
+    assert len(openai_server.requests) == len(expected) == 5
+    prose_estimates = {1, 5}
+    for number, (ours, theirs) in enumerate(zip(openai_server.requests, expected, strict=True), start=1):
+        if number == 4:
+            assert "context summarization assistant" in theirs["body"]["system"][0]["text"]
+            continue
+        mine, pis = without_prose(ours.body), without_prose(theirs["body"])
+        our_max, pi_max = mine.pop("max_tokens"), pis.pop("max_tokens")
+        assert mine == pis, f"request {number}: body"
+        assert 16000 < our_max < 32000 and pi_max < 32000, f"request {number}: clamped, with room to answer"
+        if number not in prose_estimates:
+            assert abs(our_max - pi_max) <= 2, f"request {number}: max_tokens {our_max} vs {pi_max}"

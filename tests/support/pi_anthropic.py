@@ -129,19 +129,24 @@ def load_model_id(entry: dict[str, Any], stored: dict[str, Any] | None) -> str:
 
 
 def script_replies(name: str, server: OpenAIServer) -> None:
-    """Answer each request as the recording server did: the main queue in order, summary requests (their
-    system prompt is the summariser's) from the summary queue."""
+    """Answer each request as the recording server did: the main queue in order, the request at the place
+    where pi asked for a summary (pi-tui may ask inside the conversation, docs/compaction.md) from the
+    summary queue."""
     script = load(name, "script.json")
     queue = list(script["queue"])
     summaries = list(script.get("summary_queue") or [])
     stored = {message.get("responseId"): message for message in pi_assistants(name)}
     answered = 0
+    summary_places = {
+        number
+        for number, request in enumerate(pi_requests(name), start=1)
+        if "context summarization assistant" in json.dumps(request["body"].get("system") or "")
+    }
 
     def respond(body: Any) -> Reply | None:
         nonlocal answered
         answered += 1
-        system = json.dumps(body.get("system") or "") if isinstance(body, dict) else ""
-        pool = summaries if "context summarization assistant" in system and summaries else queue
+        pool = summaries if answered in summary_places and summaries else queue
         if not pool:
             return None
         entry = pool.pop(0)
