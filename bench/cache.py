@@ -2,9 +2,11 @@
 
 pi-tui's command line runs in-process (`-p`, then `-c -p`, as a person would) against the loopback
 Chat Completions server (tests/support/openai_server.py) with the prompt-cache emulator of the dialect's
-provider (tests/support/cache_emulator.py): Anthropic's marker cache behind OpenRouter, the automatic
+provider (tests/support/cache_emulator.py): Anthropic's marker cache behind OpenRouter and on Anthropic's
+own Messages API (`anthropic-messages`, the same server speaking Anthropic's protocol), the automatic
 prefix cache of OpenAI, DeepSeek and local servers. The models.json of each dialect is pi's recorded one
-(tests/fixtures/pi16/requests) plus a second model of the same provider to switch to. Phases:
+(tests/fixtures/pi-requests; tests/fixtures/pi16/anthropic for the Messages API) plus a second model of
+the same provider to switch to. Phases:
   session      one `-p` run of `--turns` turns; each turn is a prompt, a reply with reasoning and a bash
                call (odd turns say a sentence before the call, even turns call straight away), the
                command's output (`seq 1 200`) and a text answer: two requests per turn
@@ -20,7 +22,7 @@ session mean with the increments is printed beside it.
 pi-tui places the markers as pi 1.6 does (the last one on the last message, a trailing tool result
 included). The marker dialect's session mean is also given as pi 0.73.1's markers would have it (the same
 requests with the message marker on the newest user or assistant text), which shows what pi 1.6's placement
-is worth.
+is worth; on the Messages API pi-tui sends pi's three markers.
 
 Then a whole session with compaction (bench/compaction_bill.py): `--compaction-turns` turns on the marker
 cache that compact several times, its input bill divided by the ideal bill, for pi-tui (the summary asked
@@ -59,6 +61,7 @@ if str(REPO) not in sys.path:
 from pi_tui.ai.chat_request import CACHE_RETENTION_ENV  # noqa: E402
 from pi_tui.cli import main as cli_main  # noqa: E402
 from pi_tui.config.paths import HOME_ENV, PI_AGENT_DIR_ENV  # noqa: E402
+from tests.support.anthropic_stream import Thinking, ToolUse, anthropic_reply  # noqa: E402
 from tests.support.cache_emulator import CacheKind, CacheResult, PromptCache  # noqa: E402
 from tests.support.openai_server import (  # noqa: E402
     OpenAIServer,
@@ -67,6 +70,7 @@ from tests.support.openai_server import (  # noqa: E402
     tool_call_delta,
     usage,
 )
+from tests.support.pi_anthropic import FIXTURES as ANTHROPIC_FIXTURES  # noqa: E402
 from tests.support.pi_dialects import CHAT_DIALECTS, FIXTURES  # noqa: E402
 
 PHASES = ("session", "resume", "switch-away", "switch-back")
@@ -106,6 +110,13 @@ class Dialect:
     kind: CacheKind
     alternate: str
     """Another model of the same provider, for the switch away and back."""
+    models_file: Path | None = None
+    """pi's recorded models.json (default: the Chat Completions dialect's of the same name)."""
+    thinking: str | None = None
+
+    @property
+    def messages_api(self) -> bool:
+        return self.name == "anthropic-messages"
 
 
 DIALECTS: dict[str, Dialect] = {
@@ -115,6 +126,13 @@ DIALECTS: dict[str, Dialect] = {
         Dialect("openai-reasoning", "automatic", "gpt-5-nano"),
         Dialect("deepseek", "automatic", "deepseek-chat"),
         Dialect("openai-plain", "automatic", "gpt-oss-20b"),
+        Dialect(
+            "anthropic-messages",
+            "marker",
+            "claude-haiku-4-5",
+            models_file=ANTHROPIC_FIXTURES / "b-thinking.models.json",
+            thinking="high",
+        ),
     )
 }
 
@@ -189,6 +207,24 @@ def prompt_for(turn: int) -> str:
     return f"Step {turn}: run the next check with bash and tell me what it printed."
 
 
+def enqueue_messages_turn(server: OpenAIServer, turn: int) -> None:
+    """`enqueue_turn`'s replies on Anthropic's Messages API: thinking with a signature, a bash call."""
+    command = json.dumps({"command": COMMAND.format(turn=turn)})
+    server.enqueue(
+        anthropic_reply(
+            thinking=[Thinking(f"Step {turn} needs the command run.", f"sig-{turn}-a")],
+            text=f"Running step {turn}." if turn % 2 else None,
+            calls=[ToolUse("bash", command, call_id=f"toolu_{turn}")],
+            message_id=f"msg_{turn}_a",
+        ),
+        anthropic_reply(
+            thinking=[Thinking("It printed the step and 200 numbers.", f"sig-{turn}-b")],
+            text=f"Step {turn} printed its name and the numbers 1 to 200.",
+            message_id=f"msg_{turn}_b",
+        ),
+    )
+
+
 def enqueue_turn(server: OpenAIServer, turn: int) -> None:
     """The model's two replies in one turn: reasoning and a bash call, then a text answer. The usage
     figures are placeholders the emulator replaces."""
@@ -218,7 +254,7 @@ def enqueue_turn(server: OpenAIServer, turn: int) -> None:
 
 def install_models(dialect: Dialect, server: OpenAIServer, home: Path) -> tuple[str, str]:
     """pi's models.json of the dialect with a second model of the same provider; returns both refs."""
-    text = (FIXTURES / f"{dialect.name}.models.json").read_text(encoding="utf-8")
+    text = (dialect.models_file or FIXTURES / f"{dialect.name}.models.json").read_text(encoding="utf-8")
     models = json.loads(text.replace("PORT", str(server.port)))
     provider, entry = next(iter(models["providers"].items()))
     first = entry["models"][0]
@@ -274,7 +310,7 @@ def _private_environment(root: Path) -> Iterator[Path]:
 async def _drive(server: OpenAIServer, dialect: Dialect, home: Path, turns: int) -> list[tuple[str, int]]:
     """Every phase through pi-tui's command line; returns (phase, turn) for each request sent."""
     main_ref, other_ref = install_models(dialect, server, home)
-    thinking = ["--thinking", CHAT_DIALECTS[dialect.name]]
+    thinking = ["--thinking", dialect.thinking or CHAT_DIALECTS[dialect.name]]
     plan: list[tuple[str, list[str], list[int]]] = [
         ("session", ["-p", "--model", main_ref], list(range(1, turns + 1))),
         ("resume", ["-c", "-p", "--model", main_ref], [turns + 1]),
@@ -284,7 +320,7 @@ async def _drive(server: OpenAIServer, dialect: Dialect, home: Path, turns: int)
     labels: list[tuple[str, int]] = []
     for phase, argv, numbers in plan:
         for turn in numbers:
-            enqueue_turn(server, turn)
+            (enqueue_messages_turn if dialect.messages_api else enqueue_turn)(server, turn)
             labels += [(phase, turn), (phase, turn)]
         await asyncio.to_thread(_cli, [*argv, *thinking, *(prompt_for(turn) for turn in numbers)])
         if server.replies:
@@ -438,7 +474,7 @@ async def measure_dialect(name: str, turns: int, root: Path) -> DialectRun:
         )
     if dialect.kind == "automatic":
         run.session_mean_rounded = _replayed_session_mean(bodies, labels, PromptCache("automatic"))
-    else:
+    elif not dialect.messages_api:  # on the Messages API pi-tui sends pi's markers
         pi_bodies = [as_pi_073_marked(body) for body in bodies]
         run.session_mean_pi_markers = _replayed_session_mean(pi_bodies, labels, PromptCache("marker"))
     run.seconds = time.perf_counter() - started
@@ -526,7 +562,7 @@ def main() -> None:
         "--dialect",
         action="append",
         choices=sorted(DIALECTS),
-        help="a dialect to measure (repeatable; default: all four)",
+        help="a dialect to measure (repeatable; default: all five)",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument(

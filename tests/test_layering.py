@@ -68,3 +68,10 @@ def test_first_frame_path_builds_no_message_or_entry_validator() -> None:
     assert int(total) > 20
     assert adapter_built == "False"
     assert built.strip() == ""
+
+
+def test_anthropics_sdk_is_off_the_path_to_the_first_frame() -> None:
+    """`anthropic` takes as long to import as `openai`: the Messages API provider imports it on its first
+    request (in the warm-up thread), never with the app, the CLI or the provider registry."""
+    for import_line in ("import pi_tui.tui.app", "import pi_tui.cli", "import pi_tui.ai.providers"):
+        assert "anthropic" not in loaded_after(import_line), import_line

@@ -158,6 +158,8 @@ class Usage(PiModel):
     """pi 1.6: the part of `output` spent thinking (already counted in `output`)."""
     total_tokens: int = 0
     cost: Cost = Field(default_factory=Cost)
+    cache_write_1h: int | None = Field(default=None, alias="cacheWrite1h", exclude_if=_is_none)
+    """Anthropic: the part of `cache_write` written for an hour (priced at twice the input price)."""
 
     def context_tokens(self) -> int:
         """Tokens the request occupied, as pi's `calculateContextTokens`."""
@@ -174,12 +176,15 @@ class ModelPrices(PiModel):
 
 
 def compute_cost(usage: Usage, prices: ModelPrices) -> Cost:
-    """pi's `calculateCost`: price per million tokens times each of the four counts."""
+    """pi's `calculateCost`: price per million tokens times each of the four counts; a write kept for an
+    hour (`cache_write_1h`) costs twice the input price (pi 1.6 multiplies before it divides there)."""
+    long_write = usage.cache_write_1h or 0
+    short_write = usage.cache_write - long_write
     cost = Cost(
         input=prices.input / 1_000_000 * usage.input,
         output=prices.output / 1_000_000 * usage.output,
         cache_read=prices.cache_read / 1_000_000 * usage.cache_read,
-        cache_write=prices.cache_write / 1_000_000 * usage.cache_write,
+        cache_write=(prices.cache_write * short_write + prices.input * 2 * long_write) / 1_000_000,
     )
     cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write
     return cost

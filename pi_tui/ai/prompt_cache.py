@@ -1,7 +1,7 @@
 """Which kind of prompt cache a model's provider keeps, decided from its dialect and address.
 
-- `marker`: nothing is cached unless the request carries `cache_control` markers (Anthropic's models,
-  through OpenRouter or a proxy: `cacheControlFormat: "anthropic"`).
+- `marker`: nothing is cached unless the request carries `cache_control` markers (Anthropic's models on
+  its Messages API, or through OpenRouter or a proxy: `cacheControlFormat: "anthropic"`).
 - `automatic`: any repeated prefix of a request is read from cache without being asked: OpenAI (and
   Azure's), DeepSeek, xAI, Moonshot, Z.ai, Google's Gemini endpoint, OpenRouter's other upstreams, and
   every local server (llama.cpp, vLLM, Ollama, LM Studio keep the previous prompt's KV cache).
@@ -58,7 +58,7 @@ def is_local_server(base_url: str) -> bool:
 
 
 def prompt_cache_kind(model: ModelConfig) -> PromptCacheKind | None:
-    if model.dialect().cache_control_format == "anthropic":
+    if model.api == "anthropic-messages" or model.dialect().cache_control_format == "anthropic":
         return "marker"
     if is_local_server(model.base_url):
         return "automatic"

@@ -19,7 +19,7 @@ from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import AssistantMessage, StopReason, ToolCall
 from pi_tui.ai.openai_errors import describe_error, redact_failure
 from pi_tui.ai.stream import StreamEvent, StreamOptions
-from pi_tui.ai.warm_up import sdk_imported
+from pi_tui.ai.warm_up import SDK_CLIENT_MODULE, sdk_imported
 from pi_tui.config.key_secrets import header_credentials
 from pi_tui.config.model_config import ModelConfig
 
@@ -166,10 +166,25 @@ def final_event(
     return StreamEvent("done", partial, message=partial)
 
 
+ClientFactory = Callable[[ModelConfig, StreamOptions], Any]
+"""Makes an SDK client for a provider that draws no connections from the pool (the Messages API's SDK
+has an HTTP stack of its own)."""
+Describe = Callable[[BaseException, str | None], Failure]
+
+
 class ProviderCall:
     """The resources of one request: see the module docstring."""
 
-    def __init__(self, model: ModelConfig, options: StreamOptions, *, raw_events: bool = False) -> None:
+    def __init__(
+        self,
+        model: ModelConfig,
+        options: StreamOptions,
+        *,
+        raw_events: bool = False,
+        client_factory: ClientFactory | None = None,
+        describe: Describe = describe_error,
+        sdk_module: str = SDK_CLIENT_MODULE,
+    ) -> None:
         self.model = model
         self.options = options
         self.race = Race(options.signal)
@@ -178,6 +193,9 @@ class ProviderCall:
         self.secrets = {options.api_key or "", *header_credentials(model.headers)}
         """What no failure text or diagnostic may hold: the key and the model's credential headers."""
         self._raw_events = raw_events
+        self._client_factory = client_factory
+        self._describe = describe
+        self._sdk_module = sdk_module
         self._lease = contextlib.AsyncExitStack()
         self._pooled: Any = None
         self._client: Any = None
@@ -188,7 +206,11 @@ class ProviderCall:
         signal = self.options.signal
         if signal is not None and signal.aborted:
             raise CallAborted
-        await self.race.run(sdk_imported())
+        await self.race.run(sdk_imported(self._sdk_module))
+        if self._client_factory is not None:
+            self._client = self._client_factory(self.model, self.options)
+            self._stream = await self.race.run(create(self._client))
+            return
         pool = self.options.http_pool
         if pool is not None:
             self._pooled = await self._lease.enter_async_context(
@@ -205,7 +227,11 @@ class ProviderCall:
         """Record why the call ended early: an abort, or the error's text (the key cut out of it)."""
         signal = self.options.signal
         self.aborted = isinstance(error, CallAborted) or (signal is not None and signal.aborted)
-        self.failure = (ABORTED_MESSAGE, None) if self.aborted else self.redacted(describe_error(error))
+        self.failure = (
+            (ABORTED_MESSAGE, None)
+            if self.aborted
+            else self.redacted(self._describe(error, self.options.api_key))
+        )
 
     def redacted(self, failure: Failure) -> Failure:
         """`failure` with every string of it free of this request's secrets."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pi_tui.ai.anthropic_request import ANTHROPIC_VERSION, build_anthropic_request
 from pi_tui.ai.chat_request import ProviderRequest, build_chat_request
 from pi_tui.ai.responses_request import build_responses_request
 from pi_tui.ai.stream import LlmContext, StreamOptions
@@ -12,6 +13,8 @@ CREDENTIAL_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "x-goog
 
 
 def build_request(model: ModelConfig, context: LlmContext, options: StreamOptions) -> ProviderRequest:
+    if model.api == "anthropic-messages":
+        return build_anthropic_request(model, context, options)
     if model.api == "openai-responses":
         return build_responses_request(model, context, options)
     return build_chat_request(model, context, options)
@@ -21,6 +24,8 @@ def shown_headers(model: ModelConfig, request: ProviderRequest) -> dict[str, str
     """Every header pi-tui adds, as it may be shown: credentials (the key the client sends, a key in
     models.json `headers`) replaced by `[redacted]`."""
     headers = {"authorization": f"Bearer {REDACTED}"}
+    if model.api == "anthropic-messages":
+        headers = {"anthropic-version": ANTHROPIC_VERSION, "x-api-key": REDACTED}
     for name, value in {**model.headers, **request.headers}.items():
         headers[name.lower()] = REDACTED if name.lower() in CREDENTIAL_HEADERS else value
     return headers

@@ -15,30 +15,35 @@ import importlib
 import threading
 
 SDK_CLIENT_MODULE = "pi_tui.ai.openai_client"
+ANTHROPIC_CLIENT_MODULE = "pi_tui.ai.anthropic_client"
+"""The Messages API's client (the `anthropic` SDK): imported the same way, on its first request."""
 
 _lock = threading.Lock()
-_thread: threading.Thread | None = None
+_threads: dict[str, threading.Thread] = {}
 
 
-def _import_sdk() -> None:
+def _import_sdk(module: str) -> None:
     # A broken install is reported by the first request, with the provider's error handling.
     with contextlib.suppress(Exception):
-        importlib.import_module(SDK_CLIENT_MODULE)
+        importlib.import_module(module)
 
 
-def warm_up_openai() -> threading.Thread:
+def warm_up_openai(module: str = SDK_CLIENT_MODULE) -> threading.Thread:
     """Start the import (the first call only); the thread doing it, for callers that want to wait."""
-    global _thread
     with _lock:
-        if _thread is None:
-            _thread = threading.Thread(target=_import_sdk, name="pi-tui-openai-import", daemon=True)
-            _thread.start()
-        return _thread
+        thread = _threads.get(module)
+        if thread is None:
+            name = f"pi-tui-{module.rsplit('.', 1)[-1].removesuffix('_client')}-import"
+            thread = _threads[module] = threading.Thread(
+                target=_import_sdk, args=(module,), name=name, daemon=True
+            )
+            thread.start()
+        return thread
 
 
-async def sdk_imported() -> None:
+async def sdk_imported(module: str = SDK_CLIENT_MODULE) -> None:
     """Return once the SDK is imported (the import starts here if nothing started it), without holding
     the event loop meanwhile. A failed import is left to the first request to report."""
-    thread = warm_up_openai()
+    thread = warm_up_openai(module)
     if thread.is_alive():
         await asyncio.to_thread(thread.join)

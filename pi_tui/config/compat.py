@@ -62,6 +62,13 @@ class CompatOverrides(BaseModel):
     supports_long_cache_retention: bool | None = None
     open_router_routing: dict[str, Any] | None = None
     vercel_gateway_routing: dict[str, Any] | None = None
+    # Anthropic's Messages API (resolved by pi_tui/ai/anthropic_request.py, docs/providers.md).
+    supports_message_threads: bool | None = None
+    supports_eager_tool_input_streaming: bool | None = None
+    supports_cache_control_on_tools: bool | None = None
+    allow_empty_signature: bool | None = None
+    force_adaptive_thinking: bool | None = None
+    send_cache_miss_diagnostics: bool | None = None
 
     def unknown_keys(self) -> list[str]:
         return sorted((self.model_extra or {}).keys())

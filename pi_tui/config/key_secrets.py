@@ -16,7 +16,13 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 
-from pi_tui.config.models import OPENAI_API_KEY_ENV, ModelRegistry, load_registry, provider_key_env
+from pi_tui.config.models import (
+    ANTHROPIC_KEY_ENVS,
+    OPENAI_API_KEY_ENV,
+    ModelRegistry,
+    load_registry,
+    provider_key_env,
+)
 
 REDACTED = "[redacted]"
 MIN_KEY_CHARS = 8
@@ -71,8 +77,9 @@ def configured_keys(env: Mapping[str, str], registry: ModelRegistry) -> set[str]
         # An `apiKey` naming a variable that is not set resolves to the name itself: not a secret.
         if key and not _ENV_NAME.match(key):
             found.add(key)
-    if env.get(OPENAI_API_KEY_ENV):
-        found.add(env[OPENAI_API_KEY_ENV])
+    for name in (OPENAI_API_KEY_ENV, *ANTHROPIC_KEY_ENVS):
+        if env.get(name):
+            found.add(env[name])
     return found
 
 
@@ -99,7 +106,8 @@ def redact(text: str, keys: Iterable[str]) -> str:
 def without_key_variables(env: Mapping[str, str], registry: ModelRegistry) -> dict[str, str]:
     """`env` minus the variables holding a configured key: `OPENAI_API_KEY`, the ones `apiKey` names,
     `<PROVIDER>_API_KEY`, and any other variable whose value is a configured key."""
-    names = {OPENAI_API_KEY_ENV, *(provider_key_env(provider) for provider in _providers(registry))}
+    names = {OPENAI_API_KEY_ENV, *ANTHROPIC_KEY_ENVS}
+    names.update(provider_key_env(provider) for provider in _providers(registry))
     names.update(spec for spec in registry.key_specs.values() if _ENV_NAME.match(spec))
     keys = {key for key in configured_keys(env, registry) if len(key.strip()) >= MIN_KEY_CHARS}
     return {name: value for name, value in env.items() if name not in names and value not in keys}

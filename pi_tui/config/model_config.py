@@ -10,8 +10,8 @@ from pydantic.alias_generators import to_camel
 from pi_tui.config.compat import Compat, CompatOverrides, resolve_compat
 
 InputKind: TypeAlias = Literal["text", "image"]
-Api: TypeAlias = Literal["openai-completions", "openai-responses"]
-SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "openai-responses")
+Api: TypeAlias = Literal["openai-completions", "openai-responses", "anthropic-messages"]
+SUPPORTED_APIS: tuple[Api, ...] = ("openai-completions", "openai-responses", "anthropic-messages")
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 WINDOW_ASSUMED = "assumed: pi-tui's default for an unlisted model"

@@ -1,11 +1,15 @@
 """The model registry: pi's `models.json`, zero-config from the environment, and `--model` resolution.
 
 `models.json` (pi's format) maps provider names to `{baseUrl, apiKey, api, headers?, models[...]}`; `api` (a
-provider's, or a model's own) is `openai-completions` (the default) or `openai-responses`. The file
-is only read, never written; a malformed file yields diagnostics (path, line, column) and no models,
+provider's, or a model's own) is `openai-completions` (the default), `openai-responses` or
+`anthropic-messages` (the default of a provider named `anthropic`, whose baseUrl defaults to Anthropic's).
+The file is only read, never written; a malformed file yields diagnostics (path, line, column) and no models,
 never an exception. `apiKey` names an environment variable when one of that name exists, else it is
 the key itself. Without a file (or for an id it does not list), `OPENAI_API_KEY` and
-`OPENAI_BASE_URL` make any model id usable ("zero-config"), with a 128000-token window and a warning.
+`OPENAI_BASE_URL` make any model id usable ("zero-config"), with a 128000-token window and a warning;
+`anthropic/<id>` (or a bare `claude-…` id when only Anthropic has a key) goes to Anthropic's Messages
+API with `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token, pi's order), `ANTHROPIC_OAUTH_TOKEN` or
+`ANTHROPIC_API_KEY`.
 Keys are never part of a repr; `mask_key` is the only form that may be shown.
 """
 
@@ -41,6 +45,12 @@ ZERO_CONFIG_PROVIDER = "openai"
 OPENAI_API_KEY_ENV = "OPENAI_API_KEY"
 OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+ANTHROPIC_PROVIDER = "anthropic"
+ANTHROPIC_API: Api = "anthropic-messages"
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+ANTHROPIC_AUTH_TOKEN_ENV = "ANTHROPIC_AUTH_TOKEN"
+ANTHROPIC_KEY_ENVS = (ANTHROPIC_AUTH_TOKEN_ENV, "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY")
+"""pi's order for the built-in `anthropic` provider: a gateway's bearer token first."""
 
 NO_MODEL_MESSAGE = "no model configured: pass --model or add one to models.json"
 MAX_MODEL_TOKENS = 10_000_000
@@ -131,7 +141,13 @@ class ModelRegistry:
         spec = self.key_specs.get(provider)
         if spec:
             return env.get(spec, spec)
+        if provider == ANTHROPIC_PROVIDER:
+            return anthropic_env_key(env)
         return env.get(provider_key_env(provider))
+
+
+def anthropic_env_key(env: Mapping[str, str]) -> str | None:
+    return next((env[name] for name in ANTHROPIC_KEY_ENVS if env.get(name)), None)
 
 
 def provider_key_env(provider: str) -> str:
@@ -178,6 +194,9 @@ def parse_models_file(path: Path) -> tuple[ModelsFile | None, list[ModelsDiagnos
     return parsed, sorted(warnings, key=lambda warning: (warning.line or 0, warning.column or 0))
 
 
+_DEFAULT_BASE_URLS = {ZERO_CONFIG_PROVIDER: DEFAULT_BASE_URL, ANTHROPIC_PROVIDER: ANTHROPIC_BASE_URL}
+
+
 def _supported(api: str | None) -> Api | None:
     return next((known for known in SUPPORTED_APIS if known == api), None)
 
@@ -221,13 +240,14 @@ def _unknown_compat_keys(path: Path, where: str, compat: CompatOverrides | None)
 def build_registry(parsed: ModelsFile, path: Path) -> ModelRegistry:
     registry = ModelRegistry()
     for provider, entry in parsed.providers.items():
-        provider_api = _supported(entry.api or DEFAULT_API)
+        default_api = ANTHROPIC_API if provider == ANTHROPIC_PROVIDER else DEFAULT_API
+        provider_api = _supported(entry.api or default_api)
         if provider_api is None:
             supported = ", ".join(SUPPORTED_APIS)
             message = f'provider "{provider}": api "{entry.api}" is not supported (only {supported})'
             registry.diagnostics.append(ModelsDiagnostic("warning", message, path))
             continue
-        base_url = entry.base_url or (DEFAULT_BASE_URL if provider == ZERO_CONFIG_PROVIDER else None)
+        base_url = entry.base_url or _DEFAULT_BASE_URLS.get(provider)
         if base_url is None:
             message = f'provider "{provider}": baseUrl is required; skipped'
             registry.diagnostics.append(ModelsDiagnostic("error", message, path))
@@ -257,6 +277,28 @@ def load_registry(path: Path | None = None) -> ModelRegistry:
     registry = build_registry(parsed, target) if parsed is not None else ModelRegistry()
     registry.diagnostics[:0] = diagnostics
     return registry
+
+
+def _anthropic_zero_config(ref: str, env: Mapping[str, str]) -> ModelConfig | None:
+    """`anthropic/<id>`, or a bare `claude-…` id when Anthropic has a key and OpenAI none: Anthropic's
+    Messages API at its own address."""
+    provider, _, model_id = ref.partition("/")
+    if not model_id:
+        wanted = ref.startswith("claude") and anthropic_env_key(env) and not env.get(OPENAI_API_KEY_ENV)
+        if not wanted:
+            return None
+        model_id = ref
+    elif provider != ANTHROPIC_PROVIDER:
+        return None
+    return ModelConfig(
+        id=model_id,
+        name=model_id,
+        provider=ANTHROPIC_PROVIDER,
+        api=ANTHROPIC_API,
+        base_url=ANTHROPIC_BASE_URL,
+        context_window=DEFAULT_CONTEXT_WINDOW,
+        window_source=WINDOW_ASSUMED,
+    )
 
 
 def _unknown_window(ref: str) -> str:
@@ -316,6 +358,11 @@ def resolve_model(
         model.api = endpoint_api
         key = api_key or registry.api_key(provider, environment)
         source = "models.json"
+        diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
+    elif ref and (anthropic := _anthropic_zero_config(ref, environment)) is not None:
+        model = anthropic
+        key = api_key or anthropic_env_key(environment)
+        source = "zero-config"
         diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
     elif ref:
         model = ModelConfig(

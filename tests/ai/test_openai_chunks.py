@@ -49,7 +49,7 @@ def test_openrouter_cache_writes_are_their_own_part_of_the_prompt() -> None:
     usage = usage_from_openai(raw, ModelPrices(input=3, cache_read=0.3, cache_write=3.75))
     assert (usage.input, usage.cache_read, usage.cache_write, usage.output) == (100, 600, 300, 5)
     assert usage.total_tokens == 1005
-    assert usage.cost.cache_write == 3.75 / 1_000_000 * 300
+    assert usage.cost.cache_write == 3.75 * 300 / 1_000_000  # pi 1.6 multiplies first
 
 
 def test_same_index_with_new_id_starts_a_new_call() -> None:

@@ -226,10 +226,10 @@ async def test_the_dispatcher_picks_the_wire_by_api(openai_server: OpenAIServer)
     assert [request.path for request in openai_server.requests] == ["/v1/responses", "/v1/chat/completions"]
     assert responses[-1].partial.text == "from responses"
     assert chat[-1].partial.text == "from chat"
-    assert set(PROVIDERS) == {"openai-completions", "openai-responses"}
+    assert set(PROVIDERS) == {"openai-completions", "openai-responses", "anthropic-messages"}
 
 
 def test_importing_the_providers_does_not_import_openai() -> None:
-    code = "import sys, pi_tui.ai.providers; print('openai' in sys.modules)"
+    code = "import sys, pi_tui.ai.providers; print('openai' in sys.modules or 'anthropic' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"

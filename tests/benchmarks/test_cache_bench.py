@@ -45,3 +45,15 @@ def test_automatic_cache_reads_whole_previous_request() -> None:
     assert run.first("resume") == 1.0
     assert run.first("switch-back") == 1.0
     assert run.ok
+
+
+def test_anthropics_own_api_reads_each_previous_request() -> None:
+    """On the Messages API the three markers are pi's own, thinking is replayed with its signatures, and
+    the emulated cache (reading `system` blocks and `tool_result` parts) serves each request whole."""
+    run = measured("anthropic-messages")
+    for phase in ("session", "resume", "switch-back"):
+        mean = run.mean(phase)
+        assert mean is not None and mean >= 0.98, (phase, [r.miss for r in run.requests])
+    assert max(r.markers for r in run.requests) == 3
+    assert run.session_mean_pi_markers is None
+    assert sum(r.cost_cached for r in run.requests) < sum(r.cost_uncached for r in run.requests)

@@ -34,3 +34,9 @@ def test_a_remembered_key_is_known_and_its_variables_are_left_out() -> None:
     env = {"SOMEWHERE": "sk-handed-over-on-the-command-line", "HOME": "/home/u"}
     assert without_key_variables(env, ModelRegistry()) == {"HOME": "/home/u"}
     assert "sk-handed-over-on-the-command-line" in known_keys(env, ModelRegistry())
+
+
+def test_anthropic_keys_and_gateway_tokens_never_reach_a_shell_command() -> None:
+    env = {"ANTHROPIC_API_KEY": "sk-ant-secret-1", "ANTHROPIC_AUTH_TOKEN": "gateway-secret-2", "HOME": "/h"}
+    assert without_key_variables(env, ModelRegistry()) == {"HOME": "/h"}
+    assert {"sk-ant-secret-1", "gateway-secret-2"} <= set(known_keys(env, ModelRegistry()))

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pi_tui.config.models import ModelsDiagnostic, load_registry, mask_key, resolve_model
+from pi_tui.config.models import ModelRegistry, ModelsDiagnostic, load_registry, mask_key, resolve_model
 from pi_tui.config.paths import models_path
 
 PI_MODELS: dict[str, Any] = {
@@ -62,7 +62,9 @@ def test_pi_models_json_is_read_with_all_fields(tmp_path: Path) -> None:
     assert [model.ref for model in registry.models] == [
         "ollama/qwen3:8b",
         "openrouter/anthropic/claude-sonnet-4",
+        "anthropic/c",
     ]
+    assert registry.models[2].api == "anthropic-messages"
     qwen = registry.models[0]
     assert (qwen.name, qwen.context_window, qwen.max_tokens, qwen.reasoning) == (
         "Qwen 3 8B",
@@ -75,9 +77,8 @@ def test_pi_models_json_is_read_with_all_fields(tmp_path: Path) -> None:
     assert sonnet.input == ["text", "image"]
     assert sonnet.cost.cache_write == 3.75
     assert sonnet.headers == {"X-Title": "pi-tui"}
-    assert [d.severity for d in registry.diagnostics] == ["warning", "warning"]
+    assert [d.severity for d in registry.diagnostics] == ["warning"]
     assert "google-generative-ai" in registry.diagnostics[0].message
-    assert "anthropic-messages" in registry.diagnostics[1].message
 
 
 def test_resolve_by_provider_ref_and_bare_id_with_env_key(tmp_path: Path) -> None:
@@ -236,7 +237,7 @@ def test_the_responses_api_at_provider_and_model_level(tmp_path: Path) -> None:
 def test_other_apis_are_still_refused(tmp_path: Path) -> None:
     config = {
         "providers": {
-            "a": {"baseUrl": "u", "api": "anthropic-messages", "models": [{"id": "m"}]},
+            "a": {"baseUrl": "u", "api": "bedrock-converse-stream", "models": [{"id": "m"}]},
             "b": {
                 "baseUrl": "u",
                 "api": "openai-responses",
@@ -247,5 +248,31 @@ def test_other_apis_are_still_refused(tmp_path: Path) -> None:
     registry = load_registry(write(tmp_path / "models.json", config))
     assert registry.models == []
     messages = [diagnostic.message for diagnostic in registry.diagnostics]
-    assert "only openai-completions, openai-responses" in messages[0]
+    assert "only openai-completions, openai-responses, anthropic-messages" in messages[0]
     assert "google-generative-ai" in messages[1]
+
+
+def test_an_anthropic_provider_defaults_to_the_messages_api_at_anthropic(tmp_path: Path) -> None:
+    config = {"providers": {"anthropic": {"models": [{"id": "claude-sonnet-4-6"}]}}}
+    registry = load_registry(write(tmp_path / "models.json", config))
+    (model,) = registry.models
+    assert (model.api, model.base_url) == ("anthropic-messages", "https://api.anthropic.com")
+    assert registry.diagnostics == []
+
+
+def test_zero_config_anthropic_from_its_key_or_a_gateway_token() -> None:
+    empty = ModelRegistry()
+    by_key = resolve_model(
+        "anthropic/claude-sonnet-4-6", registry=empty, env={"ANTHROPIC_API_KEY": "sk-ant-k"}
+    )
+    assert by_key.model is not None
+    assert (by_key.model.api, by_key.model.base_url) == ("anthropic-messages", "https://api.anthropic.com")
+    assert (by_key.api_key, by_key.source) == ("sk-ant-k", "zero-config")
+    both = {"ANTHROPIC_API_KEY": "sk-ant-k", "ANTHROPIC_AUTH_TOKEN": "gateway-token"}
+    assert resolve_model("anthropic/claude-x", registry=empty, env=both).api_key == "gateway-token"
+    bare = resolve_model("claude-opus-4", registry=empty, env={"ANTHROPIC_API_KEY": "sk-ant-k"})
+    assert bare.model is not None and bare.model.provider == "anthropic"
+    with_openai = resolve_model(
+        "claude-opus-4", registry=empty, env={"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "o"}
+    )
+    assert with_openai.model is not None and with_openai.model.provider == "openai"

@@ -12,7 +12,9 @@ message between the two forms when they add or drop a cache marker), an assistan
 `tool_calls` one block each, a tool message one block. Two blocks are the same when their canonical
 JSON (sorted keys, no `cache_control`) and their role are, and both open a message or both do not.
 Other message fields (`reasoning_content`, `reasoning_details`, `name`) and request parameters other
-than `model` are not part of the prompt here; each model has its own cache.
+than `model` are not part of the prompt here; each model has its own cache. A Messages API body
+(Anthropic's own) is read the same way: its top-level `system` blocks are the system prompt, and the
+`tool_result`, `thinking` and `tool_use` blocks are content parts of their messages.
 
 Kinds:
 
@@ -248,6 +250,8 @@ def _blocks(body: dict[str, Any], tokens: Callable[[str], int]) -> Iterator[Bloc
 
     for tool in body.get("tools") or []:
         yield block("tool", _without_marker(tool), True, _is_marker(tool))
+    for part in _parts(body.get("system")):  # the Messages API's system prompt
+        yield block("system", _without_marker(part), False, _is_marker(part))
     messages = [message for message in body.get("messages") or [] if isinstance(message, dict)]
     for message in messages:
         if message.get("role") in ("system", "developer"):

@@ -14,7 +14,9 @@ connections. GET requests are answered from `get_routes`. With `count_prompt` se
 reports the prompt tokens that function counts in the request body (a server that ignores part of the
 request, say).
 A POST to `/v1/responses` takes from the same queue and streams as the Responses API does (event dicts
-framed with `event:` lines, no `[DONE]`; builders in `tests.support.responses_stream`).
+framed with `event:` lines, no `[DONE]`; builders in `tests.support.responses_stream`). A POST to
+`/v1/messages` (Anthropic's Messages API, at `anthropic_base_url`) streams as Anthropic does (builders and
+framing in `tests.support.anthropic_stream`), with the emulated cache's usage when `cache` is set.
 """
 
 from __future__ import annotations
@@ -112,6 +114,11 @@ class OpenAIServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     @property
+    def anthropic_base_url(self) -> str:
+        """Anthropic's SDK adds `/v1/messages` itself."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
     def open_connections(self) -> int:
         return len(self._handlers)
 
@@ -177,6 +184,14 @@ class OpenAIServer:
             reply = self._with_emulated_cache(body, reply)
         if self.count_prompt is not None and isinstance(reply, StreamReply) and isinstance(body, dict):
             reply = self._with_counted_prompt(self.count_prompt(body), reply)
+        if isinstance(reply, StreamReply) and path.startswith("/v1/messages"):
+            from tests.support.anthropic_stream import as_anthropic_stream, with_emulated_usage
+
+            if self.cache is not None and isinstance(body, dict):
+                result = self.cache.serve(body)
+                self.cache_results.append(result)
+                reply = with_emulated_usage(reply, result, body)
+            reply = as_anthropic_stream(reply)
         if isinstance(reply, StreamReply) and path.endswith("/responses"):
             from tests.support.responses_stream import as_responses_stream  # it builds on this module
 

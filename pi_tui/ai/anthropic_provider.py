@@ -1,0 +1,191 @@
+"""The Messages API provider (`api: "anthropic-messages"`): one streaming `POST /v1/messages?beta=true` per
+reply, through the official `anthropic` SDK.
+
+`stream_anthropic` is a `StreamFunction` with the other providers' guarantees and shares their machinery
+(`ProviderCall`: abort racing, quiet close): it never raises; HTTP, network and stream failures end in an
+`error` event whose text the retry and overflow classifiers read as they read pi's (`anthropic_errors`);
+an abort closes the stream at once and ends as `aborted`. The SDK retries nothing (pi's agent retries,
+with its own backoff and `retry-after`), so each attempt is one request, as pi's are.
+
+The key goes as `x-api-key`, or as `Authorization: Bearer` when it is `ANTHROPIC_AUTH_TOKEN`'s (a
+gateway's token, pi's rule) or an OAuth token (`sk-ant-oat…`). `anthropic` is imported on the first
+request, in the warm-up thread, never with this module.
+
+Completeness: a whole reply ends with `message_stop`. A stream that stops before it is an error
+(`Anthropic stream ended without message_stop`, retryable); an `event: error` ends the reply with the
+event's data as its text; a `refusal` stop reason is an error reply that says the model refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from pi_tui.ai import anthropic_threads as threads
+from pi_tui.ai.anthropic_errors import describe_anthropic_error, error_code, status_of
+from pi_tui.ai.anthropic_events import AnthropicAssembler
+from pi_tui.ai.anthropic_request import (
+    AnthropicRequest,
+    anthropic_compat,
+    build_anthropic_request,
+    threads_wanted,
+)
+from pi_tui.ai.messages import AssistantMessage, ModelPrices
+from pi_tui.ai.openai_errors import redact_key
+from pi_tui.ai.provider_call import END_OF_STREAM, NO_API_KEY, ProviderCall, final_event, now_ms
+from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
+from pi_tui.ai.warm_up import ANTHROPIC_CLIENT_MODULE
+from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.models import ANTHROPIC_AUTH_TOKEN_ENV
+
+logger = logging.getLogger(__name__)
+
+STREAM_ENDED_EARLY = "Anthropic stream ended without message_stop"
+OAUTH_KEY_MARK = "sk-ant-oat"
+UNSIGNED_THINKING_NOTE = (
+    "%d thinking block(s) of this conversation have no signature and go to the model as text: "
+    "Anthropic's cache of the conversation may miss from there on"
+)
+_told_unsigned: set[str] = set()
+
+
+def uses_bearer(key: str | None, env: Mapping[str, str] | None = None) -> bool:
+    """pi sends a gateway's `ANTHROPIC_AUTH_TOKEN` and OAuth tokens as `Authorization: Bearer`."""
+    if not key:
+        return False
+    environment = os.environ if env is None else env
+    return OAUTH_KEY_MARK in key or environment.get(ANTHROPIC_AUTH_TOKEN_ENV) == key
+
+
+def _make_client(model: ModelConfig, options: StreamOptions) -> Any:
+    from pi_tui.ai.anthropic_client import new_anthropic_client
+
+    return new_anthropic_client(
+        key=options.api_key or NO_API_KEY,
+        bearer=uses_bearer(options.api_key),
+        base_url=model.base_url,
+        headers=dict(model.headers),
+        timeout_s=options.timeout_s,
+        max_retries=options.max_retries or 0,
+        clock=options.clock,
+    )
+
+
+async def _create(client: Any, body: dict[str, Any], headers: dict[str, str]) -> Any:
+    """The body goes out as built, key order included (the SDK's `beta.messages.create` would reorder it
+    and check its fields), to the endpoint pi calls."""
+    from pi_tui.ai.anthropic_client import open_message_stream
+
+    return await open_message_stream(client, body, headers)
+
+
+class _Sender:
+    """Sends a request, on the session's thread when threads are on, falling back as pi does."""
+
+    def __init__(
+        self, model: ModelConfig, options: StreamOptions, request: AnthropicRequest, partial: AssistantMessage
+    ) -> None:
+        self.model = model
+        self.request = request
+        self.partial = partial
+        self.session_id = options.session_id if threads_wanted(model, options) else None
+        self.threaded = False
+
+    async def open(self, client: Any) -> Any:
+        body, headers = self.request.body, self.request.headers
+        threaded = (
+            threads.threaded_body(self.model, self.session_id, body, headers) if self.session_id else None
+        )
+        if threaded is None:
+            return await _create(client, body, headers)
+        try:
+            stream = await _create(client, threaded, headers)
+            self.threaded = True
+            return stream
+        except Exception as error:
+            assert self.session_id is not None
+            text, _ = describe_anthropic_error(error)
+            status = status_of(error)
+            action = threads.fallback(error_code(error), status, text) if status is not None else None
+            if action is None:
+                raise
+            diagnostic = threads.fallback_diagnostic(text, error_code(error), status)
+            self.partial.diagnostics = [*(self.partial.diagnostics or []), diagnostic]
+            if action == "create":
+                stream = await _create(client, threads.created(body), headers)
+                self.threaded = True
+                return stream
+            stream = await _create(client, body, headers)
+            threads.stop_threading(self.session_id)
+            return stream
+
+    def record(self, reply: AssistantMessage) -> None:
+        if self.threaded and self.session_id is not None:
+            compat = anthropic_compat(self.model)
+            threads.record_reply(
+                self.model,
+                self.session_id,
+                self.request.body,
+                self.request.headers,
+                reply,
+                allow_empty_signature=compat.allow_empty_signature,
+            )
+
+
+def _tell_unsigned(request: AnthropicRequest, session_id: str | None) -> None:
+    key = session_id or ""
+    if request.unsigned_thinking and key not in _told_unsigned:
+        _told_unsigned.add(key)
+        logger.warning(UNSIGNED_THINKING_NOTE, request.unsigned_thinking)
+
+
+async def stream_anthropic(
+    model: ModelConfig, context: LlmContext, options: StreamOptions
+) -> AsyncIterator[StreamEvent]:
+    """Stream one assistant reply from Anthropic's Messages API."""
+    partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id, timestamp=now_ms())
+    yield StreamEvent("start", partial)
+    assembler = AnthropicAssembler(partial, ModelPrices.model_validate(model.cost.model_dump()))
+    call = ProviderCall(
+        model,
+        options,
+        client_factory=_make_client,
+        describe=describe_anthropic_error,
+        sdk_module=ANTHROPIC_CLIENT_MODULE,
+    )
+    sender: _Sender | None = None
+    try:
+        request = build_anthropic_request(model, context, options)
+        _tell_unsigned(request, options.session_id)
+        sender = _Sender(model, options, request, partial)
+        await call.open(sender.open)
+        while (event := await call.next_item()) is not END_OF_STREAM:
+            for stream_event in assembler.feed(event if isinstance(event, dict) else {}):
+                yield stream_event
+            if assembler.failure is not None:
+                break
+    except Exception as error:
+        call.fail(error)
+    finally:
+        await call.close()
+    for stream_event in assembler.close():
+        yield stream_event
+    failure = call.failure
+    if failure is None and assembler.failure is not None:
+        text = redact_key(assembler.failure, options.api_key)
+        failure = (
+            text,
+            {
+                "type": "provider_error",
+                "timestamp": now_ms(),
+                "error": {"name": "StreamError", "message": text},
+            },
+        )
+    if failure is None and not assembler.finished:
+        failure = (STREAM_ENDED_EARLY, None)
+    final = final_event(partial, failure, call.aborted, assembler.stop or ("stop", None))
+    if final.type == "done" and sender is not None:
+        sender.record(partial)
+    yield final

@@ -1,0 +1,314 @@
+"""The whole Messages API request for one model (`api: "anthropic-messages"`): body and headers, as pi 1.6
+sends them (checked against pi's recorded requests in tests/fixtures/pi16/anthropic).
+
+Pure, like `chat_request`, so `/request` and `pi-tui context --request` show exactly what goes out. The
+body's keys come in pi's order: `model, messages, max_tokens, stream, system, tools, thinking,
+output_config` (the provider adds `thread`, and `diagnostics` when asked for, see
+`anthropic_threads`). Caching is Anthropic's marker kind: three `cache_control` markers, on the system
+block, the last tool and the last block of the last message, each `{"type": "ephemeral"}`, with a
+`"ttl": "1h"` under `PI_CACHE_RETENTION=long`.
+
+`max_tokens` is pi's clamp to the window: the room left after pi's estimate of the context (the last
+reply's reported usage plus chars/4 of what follows it, or chars/4 of everything) and a safety margin.
+Thinking is a budget (`budget_tokens` per level, within `max_tokens`) or, for models whose
+`compat.forceAdaptiveThinking` is set, adaptive with `output_config.effort`. Every compat switch is in
+docs/providers.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pi_tui.ai.anthropic_messages import (
+    is_same_model,
+    mark_last_message,
+    to_anthropic_messages,
+    to_anthropic_tools,
+    without_foreign_thinking,
+)
+from pi_tui.ai.chat_request import ProviderRequest, cache_retention
+from pi_tui.ai.convert import transform_messages
+from pi_tui.ai.js_json import js_dumps
+from pi_tui.ai.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ThinkingLevel,
+    ToolCall,
+    UserBlock,
+)
+from pi_tui.ai.stream import LlmContext, LlmMessage, StreamOptions, ToolSpec
+from pi_tui.config.model_config import ModelConfig
+
+MESSAGES_PATH = "/v1/messages?beta=true"
+"""The SDK's `beta.messages` endpoint, as pi calls it."""
+ANTHROPIC_VERSION = "2023-06-01"
+BETA_HEADER = "anthropic-beta"
+INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14"
+FINE_GRAINED_TOOL_STREAMING_BETA = "fine-grained-tool-streaming-2025-05-14"
+MESSAGE_THREADS_BETA = "message-threads-2026-08-12"
+CACHE_DIAGNOSIS_BETA = "cache-diagnosis-2026-04-07"
+THINKING_DISPLAY = "summarized"
+THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+MIN_ANSWER_TOKENS = 1024
+"""What a budget leaves for the answer inside `max_tokens`."""
+CONTEXT_SAFETY_TOKENS = 4096
+CONTEXT_SAFETY_RATIO = 0.15
+MIN_OUTPUT_WITH_RATIO_MARGIN = 32768
+CHARS_PER_TOKEN = 4
+IMAGE_CHARS = 4800
+_EFFORTS: dict[str, str] = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
+
+
+@dataclass(frozen=True)
+class AnthropicCompat:
+    """The `compat` switches of the Messages API, resolved for one model as pi resolves them."""
+
+    supports_eager_tool_input_streaming: bool = True
+    supports_long_cache_retention: bool = True
+    supports_cache_control_on_tools: bool = True
+    allow_empty_signature: bool = False
+    force_adaptive_thinking: bool = False
+    supports_message_threads: bool = False
+    send_cache_miss_diagnostics: bool = False
+
+
+def anthropic_compat(model: ModelConfig) -> AnthropicCompat:
+    set_ = model.compat
+
+    def pick(value: bool | None, default: bool) -> bool:
+        return default if value is None else value
+
+    return AnthropicCompat(
+        supports_eager_tool_input_streaming=pick(set_.supports_eager_tool_input_streaming, True),
+        supports_long_cache_retention=pick(set_.supports_long_cache_retention, True),
+        supports_cache_control_on_tools=pick(set_.supports_cache_control_on_tools, True),
+        allow_empty_signature=pick(set_.allow_empty_signature, False),
+        force_adaptive_thinking=pick(set_.force_adaptive_thinking, False),
+        supports_message_threads=pick(set_.supports_message_threads, "api.anthropic.com" in model.base_url),
+        send_cache_miss_diagnostics=pick(set_.send_cache_miss_diagnostics, False),
+    )
+
+
+def cache_marker(model: ModelConfig, options: StreamOptions) -> dict[str, str] | None:
+    retention = cache_retention(options)
+    if retention == "none":
+        return None
+    if retention == "long" and anthropic_compat(model).supports_long_cache_retention:
+        return {"type": "ephemeral", "ttl": "1h"}
+    return {"type": "ephemeral"}
+
+
+# --- pi's estimate of the context, for the max_tokens clamp ---------------------------------------
+
+
+def _js_len(text: str) -> int:
+    """A string's length as JavaScript counts it (UTF-16 code units)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _tokens(chars: int) -> int:
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def _content_chars(content: str | Sequence[UserBlock]) -> int:
+    if isinstance(content, str):
+        return _js_len(content)
+    return sum(
+        _js_len(block.text) if isinstance(block, TextContent) else IMAGE_CHARS
+        for block in content
+        if isinstance(block, TextContent | ImageContent)
+    )
+
+
+def _message_tokens(message: LlmMessage) -> int:
+    if not isinstance(message, AssistantMessage):
+        return _tokens(_content_chars(message.content))
+    chars = 0
+    for block in message.content:
+        if isinstance(block, TextContent):
+            chars += _js_len(block.text)
+        elif isinstance(block, ThinkingContent):
+            chars += _js_len(block.thinking)
+        elif isinstance(block, ToolCall):
+            chars += _js_len(block.name) + _js_len(js_dumps(block.arguments))
+    return _tokens(chars)
+
+
+def _tools_tokens(tools: Sequence[ToolSpec]) -> int:
+    if not tools:
+        return 0
+    described = [
+        {"name": tool.name, "description": tool.description, "parameters": tool.parameters} for tool in tools
+    ]
+    return _tokens(_js_len(js_dumps(described)))
+
+
+def _last_usage_index(messages: Sequence[LlmMessage]) -> int | None:
+    """pi's `getLastAssistantUsageInfo`: the last valid reply with usage that is not older than a message
+    before it (a compaction summary is newer than the replies it kept, so their usage no longer counts)."""
+    latest = -math.inf
+    found = None
+    for index, message in enumerate(messages):
+        if isinstance(message, AssistantMessage):
+            valid = not message.failed and message.usage.context_tokens() > 0
+            if valid and message.timestamp >= latest:
+                found = index
+        latest = max(latest, message.timestamp)
+    return found
+
+
+def estimate_context_tokens(context: LlmContext) -> int:
+    """pi's `estimateContextTokens` of a request: the last valid reply's usage plus estimates of the
+    messages after it; without one, the system prompt, the tools and every message estimated."""
+    messages = context.messages
+    index = _last_usage_index(messages)
+    if index is not None:
+        reply = messages[index]
+        assert isinstance(reply, AssistantMessage)
+        return reply.usage.context_tokens() + sum(map(_message_tokens, messages[index + 1 :]))
+    system = _tokens(_js_len(context.system_prompt)) + _tools_tokens(context.tools)
+    return system + sum(map(_message_tokens, messages))
+
+
+def clamp_max_tokens(model: ModelConfig, context: LlmContext, max_tokens: int) -> int:
+    """pi's `clampMaxTokensToContext`."""
+    if model.context_window <= 0:
+        return max(1, max_tokens)
+    estimate = estimate_context_tokens(context)
+    margin = max(CONTEXT_SAFETY_TOKENS, math.ceil(estimate * CONTEXT_SAFETY_RATIO))
+    room = model.context_window - estimate - margin
+    if room < MIN_OUTPUT_WITH_RATIO_MARGIN:
+        room = min(MIN_OUTPUT_WITH_RATIO_MARGIN, model.context_window - estimate - CONTEXT_SAFETY_TOKENS)
+    return min(max_tokens, max(1, room))
+
+
+# --- thinking -------------------------------------------------------------------------------------
+
+
+def thinking_effort(model: ModelConfig, level: ThinkingLevel) -> str:
+    """pi's level map for adaptive thinking (the model's `thinkingLevelMap` first)."""
+    mapped = (model.thinking_level_map or {}).get(level)
+    if isinstance(mapped, str):
+        return mapped
+    return _EFFORTS.get(level, "high")
+
+
+def _thinking_on(model: ModelConfig, options: StreamOptions) -> bool:
+    return model.reasoning and (options.reasoning or "off") != "off"
+
+
+def output_budget(model: ModelConfig, context: LlmContext, options: StreamOptions) -> tuple[int, int | None]:
+    """`(max_tokens, budget_tokens)`: the budget only for budget thinking."""
+    max_tokens = clamp_max_tokens(model, context, options.max_tokens or model.max_tokens)
+    level = options.reasoning or "off"
+    if not _thinking_on(model, options) or anthropic_compat(model).force_adaptive_thinking:
+        return max_tokens, None
+    budget = THINKING_BUDGETS["high" if level == "xhigh" else level]
+    max_tokens = min(max_tokens + budget, model.max_tokens)
+    if max_tokens <= budget:
+        budget = min(budget, max(0, max_tokens - MIN_ANSWER_TOKENS))
+    max_tokens = clamp_max_tokens(model, context, max_tokens)
+    return max_tokens, min(budget, max(0, max_tokens - MIN_ANSWER_TOKENS)) or MIN_ANSWER_TOKENS
+
+
+def _thinking_params(model: ModelConfig, options: StreamOptions, budget: int | None) -> dict[str, Any]:
+    if not model.reasoning:
+        return {}
+    if not _thinking_on(model, options):
+        mapping = model.thinking_level_map or {}
+        explicitly_unsent = "off" in mapping and mapping["off"] is None
+        return {} if explicitly_unsent else {"thinking": {"type": "disabled"}}
+    if anthropic_compat(model).force_adaptive_thinking:
+        effort = thinking_effort(model, options.reasoning or "high")
+        return {
+            "thinking": {"type": "adaptive", "display": THINKING_DISPLAY},
+            "output_config": {"effort": effort},
+        }
+    return {"thinking": {"type": "enabled", "budget_tokens": budget, "display": THINKING_DISPLAY}}
+
+
+# --- headers --------------------------------------------------------------------------------------
+
+
+def beta_features(
+    model: ModelConfig, context: LlmContext, options: StreamOptions, *, threads: bool
+) -> list[str]:
+    """The `anthropic-beta` values; an `anthropic-beta` header in models.json replaces the list."""
+    for name, value in model.headers.items():
+        if name.lower() == BETA_HEADER:
+            return list(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
+    compat = anthropic_compat(model)
+    features: list[str] = []
+    if context.tools and not compat.supports_eager_tool_input_streaming:
+        features.append(FINE_GRAINED_TOOL_STREAMING_BETA)
+    if _thinking_on(model, options) and not compat.force_adaptive_thinking:
+        features.append(INTERLEAVED_THINKING_BETA)
+    if threads:
+        features.append(MESSAGE_THREADS_BETA)
+    if compat.send_cache_miss_diagnostics:
+        features.append(CACHE_DIAGNOSIS_BETA)
+    return features
+
+
+def previous_reply_id(messages: Sequence[LlmMessage], model: ModelConfig) -> str | None:
+    """The id of this model's last reply, which Anthropic's cache diagnostics compare the request with."""
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage) and is_same_model(message, model) and message.response_id:
+            return message.response_id
+    return None
+
+
+@dataclass
+class AnthropicRequest(ProviderRequest):
+    unsigned_thinking: int = 0
+    """Same-model thinking blocks that had to go without their signature."""
+
+
+def threads_wanted(model: ModelConfig, options: StreamOptions) -> bool:
+    """pi threads a session's requests where the compat switch allows and caching is on."""
+    caching = bool(options.session_id) and cache_retention(options) != "none"
+    return caching and anthropic_compat(model).supports_message_threads
+
+
+def build_anthropic_request(
+    model: ModelConfig, context: LlmContext, options: StreamOptions
+) -> AnthropicRequest:
+    """The full request for `context` (messages not yet transformed), before any thread is applied."""
+    compat = anthropic_compat(model)
+    marker = cache_marker(model, options)
+    messages = transform_messages(without_foreign_thinking(context.messages, model), model)
+    converted = to_anthropic_messages(messages, allow_empty_signature=compat.allow_empty_signature)
+    if marker is not None:
+        mark_last_message(converted.messages, marker)
+    max_tokens, budget = output_budget(model, context, options)
+    body: dict[str, Any] = {"model": model.id, "messages": converted.messages, "max_tokens": max_tokens}
+    body["stream"] = True
+    if context.system_prompt:
+        system: dict[str, Any] = {"type": "text", "text": context.system_prompt}
+        if marker is not None:
+            system["cache_control"] = marker
+        body["system"] = [system]
+    if context.tools:
+        tool_marker = marker if compat.supports_cache_control_on_tools else None
+        body["tools"] = to_anthropic_tools(
+            context.tools,
+            eager_input_streaming=compat.supports_eager_tool_input_streaming,
+            marker=tool_marker,
+        )
+    body.update(_thinking_params(model, options, budget))
+    if options.tool_choice is not None:
+        body["tool_choice"] = {"type": options.tool_choice}
+    if compat.send_cache_miss_diagnostics:  # pi does not send it: an opt-in (docs/providers.md)
+        body["diagnostics"] = {"previous_message_id": previous_reply_id(context.messages, model)}
+    headers: dict[str, str] = {}
+    betas = beta_features(model, context, options, threads=threads_wanted(model, options))
+    if betas:
+        headers[BETA_HEADER] = ",".join(betas)
+    return AnthropicRequest(
+        body=body, headers=headers, path=MESSAGES_PATH, unsigned_thinking=converted.unsigned_thinking
+    )

@@ -1,0 +1,137 @@
+"""pi-tui's requests over Anthropic's Messages API equal pi 1.6's (tests/fixtures/pi16/anthropic).
+
+Each conversation is replayed as pi was run (`-p PROMPT1`, then `-c -p PROMPTn`, with the recorded
+environment) against the loopback server answering as the recording's server did, and every request
+pi-tui makes is compared with pi's at the same position: the path and query, every body field and value
+(the messages with their cache markers, replayed thinking and signatures, thread fields, `max_tokens`),
+and the headers that carry meaning (`anthropic-version`, `anthropic-beta`, the key, pi's client headers).
+Prose differs by design and is blanked: the system prompt's text and the tools' descriptions and schemas.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_tui.ai import anthropic_threads
+from pi_tui.config.paths import pi_tui_home
+from tests.interop.headless import run_main
+from tests.support.openai_server import OpenAIServer
+from tests.support.pi_anthropic import install, load, pi_assistants, pi_requests, script_replies
+
+MEANINGFUL_HEADERS = (
+    "anthropic-version",
+    "anthropic-beta",
+    "x-api-key",
+    "authorization",
+    "accept",
+    "anthropic-dangerous-direct-browser-access",
+    "content-type",
+)
+SHARED = ("a-plain", "b-thinking", "c-long-cache", "d-threads", "e-retry")
+
+
+def without_prose(body: dict[str, Any]) -> dict[str, Any]:
+    body = json.loads(json.dumps(body))
+    for block in body.get("system") or []:
+        if "You are a context summarization assistant" not in block["text"]:
+            block["text"] = "<system prompt>"
+    for tool in body.get("tools") or []:
+        tool["description"] = "<description>"
+        tool["input_schema"] = "<schema>"
+    return body
+
+
+def header_view(headers: dict[str, str]) -> dict[str, str]:
+    return {name: headers[name] for name in MEANINGFUL_HEADERS if name in headers}
+
+
+async def replay(name: str, server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    anthropic_threads.forget()
+    ref = install(name, server)
+    run = load(name, "run.json")
+    for variable, value in (run.get("env") or {}).items():
+        monkeypatch.setenv(variable, value)
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    script_replies(name, server)
+    first, *rest = run["prompts"]
+    assert await run_main(["-p", "--model", ref, "--thinking", run["thinking"], first], monkeypatch) == 0
+    for prompt in rest:
+        anthropic_threads.forget()  # `-c` is a new pi process: its threads start over
+        assert await run_main(["-c", "-p", prompt], monkeypatch) == 0
+
+
+@pytest.mark.parametrize("name", SHARED)
+async def test_requests_equal_pis(
+    name: str, openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await replay(name, openai_server, tmp_path, monkeypatch)
+    expected = pi_requests(name)
+    assert len(openai_server.requests) == len(expected)
+    for number, (ours, theirs) in enumerate(zip(openai_server.requests, expected, strict=True), start=1):
+        assert ours.path == theirs["path"] == "/v1/messages?beta=true", f"request {number}: path"
+        assert without_prose(ours.body) == without_prose(theirs["body"]), f"request {number}: body"
+        assert list(ours.body) == list(theirs["body"]), f"request {number}: key order"
+        assert header_view(ours.headers) == header_view(theirs["headers"]), f"request {number}: headers"
+
+
+def stored_assistants(path: Path) -> list[dict[str, Any]]:
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        if entry.get("type") == "message" and entry["message"]["role"] == "assistant":
+            found.append(entry["message"])
+    return found
+
+
+COMPARED_REPLY_FIELDS = ("content", "api", "provider", "model", "usage", "stopReason", "responseId")
+
+
+@pytest.mark.parametrize("name", ["b-thinking", "c-long-cache"])
+async def test_replies_are_stored_as_pi_stores_them(
+    name: str, openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thinking with its signature, redacted thinking as `[Reasoning redacted]` with its data, usage with
+    `cacheWrite1h` and the cost of a 1-hour write: field for field what pi wrote."""
+    await replay(name, openai_server, tmp_path, monkeypatch)
+    (session_file,) = sorted((pi_tui_home() / "sessions").rglob("*.jsonl"))
+
+    def view(message: dict[str, Any]) -> dict[str, Any]:
+        shown = {key: message.get(key) for key in COMPARED_REPLY_FIELDS}
+        shown["usage"] = {**shown["usage"], "cost": {**shown["usage"]["cost"]}}
+        shown["usage"]["cost"].pop("totalFromProvider", None)
+        return shown
+
+    assert [view(message) for message in stored_assistants(session_file)] == [
+        view(message) for message in pi_assistants(name)
+    ]
+
+
+async def test_compacted_conversation_equals_pis(
+    openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """f-compaction: a 32000-token window, so `max_tokens` is clamped; after the threshold compaction the
+    third prompt sends pi's messages (summary, the kept turn, the prompt). pi-tui asks for the summary in
+    its own words (docs/compaction.md), so that request is not compared. `max_tokens` is pi's clamp of
+    pi-tui's own estimate: where the estimate is of prose (no usable reply usage: the first request, and
+    the first after the compaction, whose summary is newer than the reply it kept) it differs with the
+    prose; where it is reply usage plus the messages after it, it is pi's within 2 tokens."""
+    await replay("f-compaction", openai_server, tmp_path, monkeypatch)
+    expected = pi_requests("f-compaction")
+    assert len(openai_server.requests) == len(expected) == 5
+    prose_estimates = {1, 5}
+    for number, (ours, theirs) in enumerate(zip(openai_server.requests, expected, strict=True), start=1):
+        if number == 4:
+            assert "context summarization assistant" in theirs["body"]["system"][0]["text"]
+            continue
+        mine, pis = without_prose(ours.body), without_prose(theirs["body"])
+        our_max, pi_max = mine.pop("max_tokens"), pis.pop("max_tokens")
+        assert mine == pis, f"request {number}: body"
+        assert 16000 < our_max < 32000 and pi_max < 32000, f"request {number}: clamped, with room to answer"
+        if number not in prose_estimates:
+            assert abs(our_max - pi_max) <= 2, f"request {number}: max_tokens {our_max} vs {pi_max}"
