@@ -59,6 +59,7 @@ def test_slash_items_include_skills_and_templates(tmp_path: Path) -> None:
     values = [item.value for item in slash_items("/", resources_with(tmp_path))]
     assert values[0] == "/compact" and values[-2:] == ["/skill:lint", "/review"]
     assert [item.value for item in slash_items("/RE", resources_with(tmp_path))] == [
+        "/rewind",
         "/resume",
         "/request",
         "/reload",

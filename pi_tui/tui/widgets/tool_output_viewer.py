@@ -67,7 +67,13 @@ class ToolOutputViewer(Vertical):
 
     BINDINGS = [
         Binding("t", "toggle_view", "Model/full"),
-        Binding("u", "restore_before", "Restore file to before", tooltip="The files as before this call"),
+        Binding(
+            "u",
+            "restore_before",
+            "Restore file to before",
+            tooltip="The files as before this call",
+            show=False,
+        ),
         Binding("slash", "open_search", "Search"),
         Binding("escape", "close_search", "Close search"),
     ]
