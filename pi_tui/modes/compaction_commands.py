@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pi_tui.ai.providers import stream_by_api
 from pi_tui.config.api_key_option import ApiKeyFileError, add_api_key_options, command_line_key
@@ -46,6 +46,10 @@ from pi_tui.session.next_request import live_context_for
 from pi_tui.session.restore_hold import restore_cost
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.store import SessionStore
+from pi_tui.session_file.tree_listing import FILES_GONE_NOTE
+
+if TYPE_CHECKING:
+    from pi_tui.session.rewind import RewindOutcome, RewindPlan
 
 INTERRUPTED_EXIT = 130
 
@@ -53,7 +57,10 @@ INTERRUPTED_EXIT = 130
 # --- pi-tui compactions ---------------------------------------------------------------------------
 
 
-def print_timeline(records: list[CompactionRecord], out: TextIO) -> None:
+def print_timeline(
+    records: list[CompactionRecord], out: TextIO, files_gone: frozenset[str] = frozenset()
+) -> None:
+    """One line per compaction; those in `files_gone` can no longer bring their files back."""
     if not records:
         out.write("No compactions.\n")
         return
@@ -69,6 +76,8 @@ def print_timeline(records: list[CompactionRecord], out: TextIO) -> None:
         )
         if record.summary_call is not None:
             out.write(f"    summary call {record.summary_call.describe()}\n")
+        if record.entry_id in files_gone:
+            out.write(f"    {FILES_GONE_NOTE}: the checkpoint size cap dropped some (docs/rewind.md)\n")
     out.write("(* = on the current branch)\n")
 
 
@@ -109,11 +118,30 @@ def run_compactions_command(argv: list[str]) -> int:
     if options.show:
         return _show(store, options.show, options.json)
     records = list_compactions(store)
+    gone = _files_gone(store, records)
     if options.json:
-        print_json([record.to_json_obj() for record in records])
+        print_json(
+            [{**record.to_json_obj(), "filesRestorable": record.entry_id not in gone} for record in records]
+        )
     else:
-        print_timeline(records, sys.stdout)
+        print_timeline(records, sys.stdout, gone)
     return 0
+
+
+def _files_gone(store: SessionStore, records: list[CompactionRecord]) -> frozenset[str]:
+    """The compactions whose restore could no longer bring the files along (the cap dropped some)."""
+    if not records:
+        return frozenset()
+    from pi_tui.session.rewind import FileAvailability
+    from pi_tui.session.session_setup import checkpoints_for
+
+    availability = FileAvailability(store, checkpoints_for(store))
+    gone: set[str] = set()
+    for record in records:
+        entry = store.get_entry(record.entry_id)
+        if entry is not None and not availability.restorable_after(entry.parent_id):
+            gone.add(record.entry_id)
+    return frozenset(gone)
 
 
 # --- pi-tui compact -------------------------------------------------------------------------------
@@ -207,6 +235,10 @@ def run_compact_command(argv: list[str]) -> int:
 def run_restore_command(argv: list[str]) -> int:
     parser = session_parser("pi-tui restore", "Continue from just before a compaction, on a new branch.")
     parser.add_argument("compaction_id", help="id of the compaction entry to undo")
+    parser.add_argument(
+        "--files", action="store_true", help="bring the files back to that point too (docs/rewind.md)"
+    )
+    parser.add_argument("--force", action="store_true", help="with --files: overwrite files changed outside")
     options = parser.parse_args(argv)
     store = open_session(options.session, options.session_dir, writes=True)
     if isinstance(store, str):
@@ -215,13 +247,74 @@ def run_restore_command(argv: list[str]) -> int:
     ref = _model_ref(argparse.Namespace(model=None), settings, store)
     model = resolve_model(ref, None, None).model if ref is not None else None
     cost = restore_cost(store, options.compaction_id, model, settings.compaction)
+    entry = store.get_entry(options.compaction_id)
+    # The files are planned first: a conflict refuses the whole restore, so nothing moves.
+    files = _files_plan(store, entry.parent_id) if isinstance(entry, CompactionEntry) else None
+    if options.files and files is not None and files.conflicts and not options.force:
+        from pi_tui.session.rewind import plan_lines
+
+        sys.stderr.write("\n".join(plan_lines(files)) + "\n")
+        names = ", ".join(item.path for item in files.conflicts)
+        return fail(f"changed outside pi-tui since, not overwritten: {names} (--force overwrites them)")
     outcome = restore_before(store, options.compaction_id)
     if outcome.error is not None:
         return fail(outcome.error)
+    restored = None
+    if options.files and files is not None and files.files:
+        from pi_tui.session.rewind import apply_rewind
+        from pi_tui.session.session_setup import checkpoints_for
+
+        restored = apply_rewind(store, checkpoints_for(store), store.cwd, files, force=options.force)
     if options.json:
-        print_json({**outcome.to_json_obj(), "cost": cost.to_json_obj() if cost is not None else None})
+        files_json = files.to_json_obj() if files is not None else None
+        done = {"restored": restored.restored, "failed": dict(restored.failed)} if restored else None
+        print_json(
+            {
+                **outcome.to_json_obj(),
+                "cost": cost.to_json_obj() if cost is not None else None,
+                "files": files_json,
+                "filesRestored": done,
+            }
+        )
     else:
         sys.stdout.write(f"{outcome.leaf_id}\n")
         if cost is not None:  # the leaf id alone on stdout, for scripts
             sys.stderr.write(f"pi-tui: restored. {cost.describe()}\n")
-    return 0
+        _report_files(files, restored, store, options.files)
+    return 1 if restored is not None and restored.failed else 0
+
+
+def _files_plan(store: SessionStore, point: str | None) -> RewindPlan | None:
+    """What bringing the files to `point` would change (None when the session kept no checkpoint)."""
+    from pi_tui.session.rewind import FileHistory, plan_rewind
+    from pi_tui.session.session_setup import checkpoints_for
+
+    history = FileHistory(store)
+    if not history.records:
+        return None
+    return plan_rewind(store, checkpoints_for(store), store.cwd, point, history=history)
+
+
+def _report_files(
+    files: RewindPlan | None, restored: RewindOutcome | None, store: SessionStore, asked: bool
+) -> None:
+    """On stderr (stdout keeps the leaf id alone): what the files did, or the offer to bring them."""
+    from pi_tui.session.rewind import plan_lines
+
+    if files is None or not files.files:
+        return
+    if not asked:
+        sys.stderr.write(
+            f"pi-tui: {len(files.files)} file(s) differ from that point; "
+            f"`pi-tui restore {store.path} ID --files` (or `pi-tui rewind`) brings them back:\n"
+        )
+        sys.stderr.write("".join(f"  {line}\n" for line in plan_lines(files) if not line.startswith(" ")))
+        return
+    if restored is None:
+        return
+    for path in restored.restored:
+        sys.stderr.write(f"pi-tui: restored {path}\n")
+    for item in restored.left:
+        sys.stderr.write(f"pi-tui: left {item.path} ({item.reason or item.action})\n")
+    for path, reason in restored.failed:
+        sys.stderr.write(f"pi-tui: not restored {path}: {reason}\n")

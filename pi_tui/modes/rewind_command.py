@@ -20,6 +20,7 @@ from pi_tui.session.rewind import (
     rewind_store,
 )
 from pi_tui.session.session_setup import checkpoints_for
+from pi_tui.session_file.tree_listing import FILES_GONE_NOTE
 
 
 def run_rewind_command(argv: list[str]) -> int:
@@ -60,7 +61,7 @@ def run_rewind_command(argv: list[str]) -> int:
             return 0
         for point in points:
             where = "•" if point.on_current_branch else " "
-            gone = "" if point.restorable else "  [files no longer restorable: checkpoints dropped]"
+            gone = "" if point.restorable else f"  {FILES_GONE_NOTE}"
             sys.stdout.write(f"{point.entry_id} {where} {_one_line(point.text)}{gone}\n")
         if not points:
             sys.stdout.write("No user messages.\n")

@@ -12,6 +12,8 @@ from dataclasses import asdict
 from pydantic.alias_generators import to_camel
 
 from pi_tui.modes.session_command_support import fail, open_session, print_json, session_parser
+from pi_tui.session.rewind import mark_tree_lines
+from pi_tui.session.session_setup import checkpoints_for
 from pi_tui.session_file.tree_listing import TREE_FILTERS, TreeFilter, set_label, tree_line_text, tree_lines
 
 
@@ -29,7 +31,8 @@ def run_tree_command(argv: list[str]) -> int:
         if problem is not None:
             return fail(problem)
     mode: TreeFilter = options.filter
-    lines = tree_lines(store, mode)
+    # Points whose files the checkpoint cap dropped are marked, as in `/tree` (docs/rewind.md).
+    lines = mark_tree_lines(store, checkpoints_for(store), tree_lines(store, mode))
     if options.json:
         print_json([_camel(asdict(line)) for line in lines])
         return 0

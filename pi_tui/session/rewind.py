@@ -17,13 +17,14 @@ import hashlib
 import os
 import stat
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pi_tui.ai.messages import ToolResultMessage, UserMessage
 from pi_tui.session.tree_navigation import navigate_tree
 from pi_tui.session_file.entries import CustomEntry, MessageEntry, SessionEntry
 from pi_tui.session_file.store import SessionStore
+from pi_tui.session_file.tree_listing import TreeLine
 from pi_tui.tools.file_checkpoints import CHECKPOINT_DETAILS_KEY
 from pi_tui.tools.file_checkpoints.capture import (
     ChangeRecord,
@@ -120,6 +121,25 @@ class RewindPoint:
     on_current_branch: bool
     restorable: bool
     """False when the size cap dropped a checkpoint this point needs."""
+
+
+ACTION_WORDS = {
+    "restore": "restore",
+    "delete": "delete",
+    "conflict": "CONFLICT (changed outside pi-tui since)",
+    "unavailable": "cannot restore",
+}
+
+
+def plan_lines(plan: RewindPlan) -> list[str]:
+    """The plan as the dialog and `pi-tui restore --files` show it: one line per file, then its diff."""
+    lines: list[str] = []
+    for item in plan.files:
+        reason = f" ({item.reason})" if item.reason else ""
+        lines.append(f"{ACTION_WORDS[item.action]}  {item.path}{reason}")
+        lines.extend(f"    {line}" for line in item.diff)
+    lines.extend(f"note: {warning}" for warning in plan.warnings)
+    return lines
 
 
 def point_for(store: SessionStore, entry_id: str) -> str | None:
@@ -366,22 +386,73 @@ def apply_rewind(
     return RewindOutcome(restored, left, entry.id, failed)
 
 
+class FileAvailability:
+    """Which points of the tree can still restore their files: a point cannot when a file's state
+    there is content whose object the size cap dropped (or that is gone from the folder). One walk
+    of the tree, each object looked up once, so the tree and the timeline can mark every entry."""
+
+    def __init__(self, store: SessionStore, checkpoints: CheckpointStore) -> None:
+        self.store = store
+        history = FileHistory(store)
+        present: dict[str, bool] = {}
+
+        def gone(state: FileState) -> bool:
+            if state.kind != "file":
+                return False
+            if state.sha256 is None:
+                return True
+            if state.sha256 not in present:
+                present[state.sha256] = checkpoints.has(state.sha256)
+            return not present[state.sha256]
+
+        initial = frozenset(path for path, state in history.first_before.items() if gone(state))
+        self.gone_at_start = bool(initial)
+        self.gone_after: set[str] = set()
+        """Entries after which some file's content can no longer be written back."""
+        # Iterative, as the tree listing: a session is a chain as long as its history.
+        pending = [(root, initial) for root in store.get_tree()]
+        while pending:
+            node, missing = pending.pop()
+            record = history.records.get(node.entry.id)
+            if record is not None:
+                changed = {change.path for change in record.files}
+                now_gone = {change.path for change in record.files if gone(change.after)}
+                missing = frozenset((missing - changed) | now_gone)
+            if missing:
+                self.gone_after.add(node.entry.id)
+            pending.extend((child, missing) for child in node.children)
+
+    def restorable_after(self, entry_id: str | None) -> bool:
+        """Whether the files as they were just after `entry_id` (None: before the first) can be restored."""
+        return not self.gone_at_start if entry_id is None else entry_id not in self.gone_after
+
+    def restorable(self, entry_id: str) -> bool:
+        """Whether "rewind to `entry_id`" (before it, for a user message) can restore the files."""
+        return self.restorable_after(point_for(self.store, entry_id))
+
+
 def rewind_points(store: SessionStore, checkpoints: CheckpointStore) -> list[RewindPoint]:
     """Every user message on every branch, in file order, with whether its files can still be restored."""
-    history = FileHistory(store)
+    availability = FileAvailability(store, checkpoints)
     current = {entry.id for entry in store.get_branch()} if store.leaf_id else set()
     points: list[RewindPoint] = []
     for entry in store.entries:
         if not (isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage)):
             continue
-        states = history.states_at(entry.parent_id)
-        restorable = all(
-            state.kind != "file" or (state.sha256 is not None and checkpoints.has(state.sha256))
-            for state in states.values()
-        )
+        restorable = availability.restorable_after(entry.parent_id)
         text = _message_text(entry.message)
         points.append(RewindPoint(entry.id, text, entry.id in current, restorable))
     return points
+
+
+def mark_tree_lines(
+    store: SessionStore, checkpoints: CheckpointStore, lines: list[TreeLine]
+) -> list[TreeLine]:
+    """The tree's lines with the points that can no longer restore files marked (`/tree`, `pi-tui tree`)."""
+    availability = FileAvailability(store, checkpoints)
+    if not availability.gone_after and not availability.gone_at_start:
+        return lines
+    return [replace(line, files_gone=not availability.restorable(line.entry_id)) for line in lines]
 
 
 def _message_text(message: UserMessage) -> str:

@@ -26,6 +26,8 @@ TreeFilter: TypeAlias = Literal["default", "no-tools", "user-only", "labeled-onl
 TREE_FILTERS: tuple[TreeFilter, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
 BOOKKEEPING = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
 PREVIEW_CHARS = 80
+FILES_GONE_NOTE = "[files no longer restorable]"
+"""How the tree, the rewind picker and the compaction timeline mark a point the size cap broke."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class TreeLine:
     on_branch: bool
     starts_branch: bool
     """The first shown entry of one of several children: where the conversation forked."""
+    files_gone: bool = False
+    """Moving here cannot bring the files along: the checkpoint store's cap dropped some of them
+    (set by `pi_tui.session.rewind.mark_tree_lines`; docs/rewind.md)."""
 
 
 def describe(entry: SessionEntry) -> str:
@@ -125,7 +130,8 @@ def tree_line_text(line: TreeLine) -> str:
     fork = "├ " if line.starts_branch else ""
     marker = "● " if line.is_leaf else ("• " if line.on_branch else "  ")
     label = f"  [{line.label}]" if line.label else ""
-    return f"{'  ' * line.depth}{fork}{marker}{line.text}{label}"
+    gone = f"  {FILES_GONE_NOTE}" if line.files_gone else ""
+    return f"{'  ' * line.depth}{fork}{marker}{line.text}{label}{gone}"
 
 
 def next_filter(mode: TreeFilter, step: int = 1) -> TreeFilter:

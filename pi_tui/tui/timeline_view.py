@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from pi_tui.context.compaction.loss_audit import LossAudit
 from pi_tui.context.compaction.pins import Pin
@@ -30,7 +30,13 @@ from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.ids import iso_to_ms
 from pi_tui.session_file.store import SessionStore
 
+if TYPE_CHECKING:
+    from pi_tui.tools.file_checkpoints.store import CheckpointStore
+
 ON_BRANCH_MARKER = "●"
+FILES_GONE_MARKER = "✗"
+"""Beside the branch mark: the point before this compaction can no longer restore its files."""
+FILES_GONE_FACT = "not restorable: the checkpoint size cap dropped some (conversation only)"
 UNKNOWN_VALUE = "?"
 NO_MODEL = "—"
 MAX_PREVIEW_ROWS = 200
@@ -53,9 +59,12 @@ class TimelineRow:
     tokens: str
     model: str
     audit: str
+    files_gone: bool = False
+    """Restoring it cannot bring the files along: the checkpoint cap dropped some (docs/rewind.md)."""
 
     def cells(self) -> tuple[str, ...]:
-        return (self.branch, self.time, self.reason, self.tokens, self.model, self.audit)
+        branch = self.branch + (FILES_GONE_MARKER if self.files_gone else "")
+        return (branch, self.time, self.reason, self.tokens, self.model, self.audit)
 
 
 TIMELINE_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -77,7 +86,7 @@ def local_time(timestamp: str, *, seconds: bool = True) -> str:
     return datetime.fromtimestamp(ms / 1000).strftime("%m-%d %H:%M:%S" if seconds else "%m-%d %H:%M")
 
 
-def row_for(record: CompactionRecord) -> TimelineRow:
+def row_for(record: CompactionRecord, *, files_gone: bool = False) -> TimelineRow:
     missing = sum(counts["missing"] for counts in record.audit.values())
     listed = sum(counts["listed"] for counts in record.audit.values())
     return TimelineRow(
@@ -89,12 +98,29 @@ def row_for(record: CompactionRecord) -> TimelineRow:
         tokens=size_text(record.size),
         model=record.model or NO_MODEL,
         audit=f"{missing}/{listed}",
+        files_gone=files_gone,
     )
 
 
-def timeline_rows(store: SessionStore) -> list[TimelineRow]:
-    """Every compaction of the file (all branches), in file order."""
-    return [row_for(record) for record in list_compactions(store)]
+def timeline_rows(store: SessionStore, checkpoints: CheckpointStore | None = None) -> list[TimelineRow]:
+    """Every compaction of the file (all branches), in file order; with `checkpoints`, each marked
+    when restoring it could no longer bring the files along."""
+    records = list_compactions(store)
+    if checkpoints is None or not records:
+        return [row_for(record) for record in records]
+    from pi_tui.session.rewind import FileAvailability  # loaded on first use, off the first frame's path
+
+    availability = FileAvailability(store, checkpoints)
+    return [
+        row_for(record, files_gone=not availability.restorable_after(_restored_to(store, record.entry_id)))
+        for record in records
+    ]
+
+
+def _restored_to(store: SessionStore, compaction_id: str) -> str | None:
+    """The entry a restore of this compaction continues from (`restore_before`): just before it."""
+    entry = store.get_entry(compaction_id)
+    return entry.parent_id if entry is not None else None
 
 
 @dataclass(frozen=True)
@@ -245,7 +271,12 @@ class CompactionDetailData:
     preview: NextCompaction
 
 
-def detail_for(store: SessionStore, compaction_id: str, basis: PreviewBasis) -> CompactionDetailData | None:
+def detail_for(
+    store: SessionStore,
+    compaction_id: str,
+    basis: PreviewBasis,
+    checkpoints: CheckpointStore | None = None,
+) -> CompactionDetailData | None:
     """The detail of one compaction, or None when `compaction_id` is not a compaction of `store`."""
     entry = store.get_entry(compaction_id)
     diff = diff_compaction(store, compaction_id)
@@ -264,6 +295,11 @@ def detail_for(store: SessionStore, compaction_id: str, basis: PreviewBasis) -> 
         if record.summary_call is not None:
             facts.append(("Summary call", record.summary_call.describe()))
     facts += [("First kept", entry.first_kept_entry_id), ("Summary", f"{len(entry.summary):,} chars")]
+    if checkpoints is not None:
+        from pi_tui.session.rewind import FileAvailability
+
+        if not FileAvailability(store, checkpoints).restorable_after(entry.parent_id):
+            facts.append(("Files", FILES_GONE_FACT))
     missing = len(audit.missing)
     note = f"{missing} of {len(audit.items)} items missing from the summary"
     if audit.scanned_messages < audit.span_messages:

@@ -21,7 +21,7 @@ from pi_tui.session.compaction_ops import PreviewBasis, preview_for_store
 from pi_tui.session.compaction_sizes import estimated, preview_size_text, size_text
 from pi_tui.session.runtime import AgentSessionRuntime
 from pi_tui.session_file.listing import list_sources
-from pi_tui.session_file.tree_listing import set_label, tree_lines
+from pi_tui.session_file.tree_listing import TreeFilter, TreeLine, set_label, tree_lines
 from pi_tui.session_file.usage_totals import usage_totals
 from pi_tui.tui.key_help import help_sections
 from pi_tui.tui.request_view import request_markdown
@@ -166,9 +166,16 @@ class ChatCommands(Screen[None]):
         def save_label(entry_id: str, text: str) -> str | None:
             return set_label(self.session.store, entry_id, text)
 
+        def load_lines(filter_mode: TreeFilter) -> list[TreeLine]:
+            # Points the checkpoint cap broke say so: moving there cannot bring the files along.
+            from pi_tui.session.rewind import mark_tree_lines
+
+            session = self.session
+            return mark_tree_lines(session.store, session.checkpoints, tree_lines(session.store, filter_mode))
+
         mode = self.session.resources.settings.tree_filter_mode
         self.app.push_screen(
-            TreeDialog(lambda filter_mode: tree_lines(self.session.store, filter_mode), save_label, mode),
+            TreeDialog(load_lines, save_label, mode),
             callback=self._tree_target_chosen,
         )
 

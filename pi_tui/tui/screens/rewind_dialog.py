@@ -1,43 +1,31 @@
 """The rewind's last question: the files it would change, each with its diff, conflicts marked, then
-restore (conflicts left as they are), restore overwriting the conflicts, or Esc to keep everything."""
+restore (conflicts left as they are, or only the ones ticked), restore overwriting every conflict, or
+Esc to keep everything."""
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
-from pi_tui.session.rewind import RewindPlan
+from pi_tui.session.rewind import RewindPlan, plan_lines
 from pi_tui.tui.screens.dialog import Dialog
 
 RESTORE, OVERWRITE = "restore", "overwrite"
-ACTION_WORDS = {
-    "restore": "restore",
-    "delete": "delete",
-    "conflict": "CONFLICT (changed outside pi-tui since)",
-    "unavailable": "cannot restore",
-}
 
 
-def plan_lines(plan: RewindPlan) -> list[str]:
-    """The plan as the dialog and `pi-tui rewind` show it: one line per file, then its diff."""
-    lines: list[str] = []
-    for item in plan.files:
-        reason = f" ({item.reason})" if item.reason else ""
-        lines.append(f"{ACTION_WORDS[item.action]}  {item.path}{reason}")
-        lines.extend(f"    {line}" for line in item.diff)
-    lines.extend(f"note: {warning}" for warning in plan.warnings)
-    return lines
-
-
-class RewindDialog(Dialog[str | None]):
-    """Answers `RESTORE`, `OVERWRITE` (conflicts too) or None (Esc: nothing written)."""
+class RewindDialog(Dialog[frozenset[str] | None]):
+    """Answers the conflicts to overwrite (empty: none, every conflict left as it is) or None (Esc:
+    nothing written). A conflict is overwritten only when the user ticks it or picks "all"."""
 
     DEFAULT_CSS = """
     RewindDialog #rewind-plan { height: auto; max-height: 100%; margin: 0 0 1 0; }
     RewindDialog #rewind-choices { dock: bottom; height: auto; margin: 0 0 1 0; }
+    RewindDialog #rewind-conflicts { dock: bottom; height: auto; max-height: 6; border: none; padding: 0; }
+    RewindDialog #rewind-conflicts-hint { dock: bottom; color: $text-muted; }
     """
 
     def __init__(self, title: str, plan: RewindPlan) -> None:
@@ -45,26 +33,49 @@ class RewindDialog(Dialog[str | None]):
         self.plan = plan
 
     def compose_body(self) -> ComposeResult:
-        changes, conflicts = len(self.plan.changes), len(self.plan.conflicts)
-        options = [
-            Option(
-                Content(f"Restore {changes} file(s)" + (", leave the conflicts" if conflicts else "")),
-                id=RESTORE,
-            )
-        ]
+        conflicts = [item.path for item in self.plan.conflicts]
+        options = [Option(Content(self._restore_label(0)), id=RESTORE)]
         if conflicts:
             options.append(
-                Option(Content(f"Restore and overwrite {conflicts} conflict(s) too"), id=OVERWRITE)
+                Option(Content(f"Restore and overwrite all {len(conflicts)} conflict(s)"), id=OVERWRITE)
             )
         yield Label("Esc keeps every file as it is.", classes="dialog-hint")
         yield OptionList(*options, id="rewind-choices")
+        if conflicts:
+            # Docked from the bottom up: the list sits just above the choices, its hint above it.
+            yield SelectionList[str](*[(path, path) for path in conflicts], id="rewind-conflicts")
+            yield Label(
+                "Changed outside pi-tui since: Tab, then Space ticks one to overwrite it.",
+                id="rewind-conflicts-hint",
+            )
         with VerticalScroll(id="rewind-plan"):
             yield Static("\n".join(plan_lines(self.plan)) or "No file to change.", markup=False)
 
+    def _restore_label(self, ticked: int) -> str:
+        changes, conflicts = len(self.plan.changes), len(self.plan.conflicts)
+        text = f"Restore {changes} file(s)"
+        if ticked:
+            return f"{text} and overwrite the {ticked} ticked conflict(s)"
+        return text + (", leave the conflicts" if conflicts else "")
+
+    @property
+    def ticked(self) -> frozenset[str]:
+        found = self.query(SelectionList)
+        return frozenset(found.first().selected) if found else frozenset()
+
     def on_mount(self) -> None:
-        options = self.query_one(OptionList)
+        options = self.query_one("#rewind-choices", OptionList)
         options.focus()
         options.highlighted = 0
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+    @on(SelectionList.SelectedChanged)
+    def _ticked_changed(self) -> None:
+        choices = self.query_one("#rewind-choices", OptionList)
+        choices.replace_option_prompt(RESTORE, Content(self._restore_label(len(self.ticked))))
+
+    @on(OptionList.OptionSelected, "#rewind-choices")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id == OVERWRITE:
+            self.dismiss(frozenset(item.path for item in self.plan.conflicts))
+        else:
+            self.dismiss(self.ticked)

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 from textual.app import App
 
 from pi_tui.session.rewind import RewindMode, RewindPlan, RewindPoint
+from pi_tui.session_file.tree_listing import FILES_GONE_NOTE
 from pi_tui.tui.screens.dialogs import ChoiceDialog
-from pi_tui.tui.screens.rewind_dialog import OVERWRITE, RewindDialog
+from pi_tui.tui.screens.rewind_dialog import RewindDialog
 
 if TYPE_CHECKING:
     from pi_tui.session.agent_session import AgentSession
@@ -30,7 +31,7 @@ def point_label(point: RewindPoint) -> str:
     flat = " ".join(point.text.split())
     text = flat if len(flat) <= 70 else flat[:69] + "…"
     where = "• " if point.on_current_branch else "  "
-    gone = "  [files no longer restorable]" if not point.restorable else ""
+    gone = f"  {FILES_GONE_NOTE}" if not point.restorable else ""
     return f"{where}{text}{gone}"
 
 
@@ -82,8 +83,8 @@ class RewindFlow:
             return
         plan = await session.plan_rewind(entry_id)
 
-        async def apply(answer: str) -> None:
-            result = await session.rewind(entry_id, mode, plan=plan, force=answer == OVERWRITE)
+        async def apply(overwrite: frozenset[str]) -> None:
+            result = await session.rewind(entry_id, mode, plan=plan, chosen_conflicts=set(overwrite))
             if result.editor_text:
                 self.editor_text(result.editor_text)
             if result.outcome is not None:
@@ -92,7 +93,7 @@ class RewindFlow:
                 )
 
         if not plan.files and mode == "both":
-            await apply("")
+            await apply(frozenset())
             return
         self._ask(plan, "Rewind: these files change", apply)
 
@@ -106,8 +107,8 @@ class RewindFlow:
         if not plan.files:
             return
 
-        async def apply(answer: str) -> None:
-            outcome = await self.session().restore_files(plan, force=answer == OVERWRITE)
+        async def apply(overwrite: frozenset[str]) -> None:
+            outcome = await self.session().restore_files(plan, chosen_conflicts=set(overwrite))
             self._report(outcome.restored, [i.path for i in outcome.left], outcome.failed)
 
         self._ask(plan, title, apply)
@@ -122,8 +123,8 @@ class RewindFlow:
             self.notify("The files are already as they were before this call.")
             return
 
-        async def apply(answer: str) -> None:
-            outcome = await self.session().restore_files(plan, force=answer == OVERWRITE)
+        async def apply(overwrite: frozenset[str]) -> None:
+            outcome = await self.session().restore_files(plan, chosen_conflicts=set(overwrite))
             self._report(outcome.restored, [i.path for i in outcome.left], outcome.failed)
 
         self._ask(plan, "Restore to before this call", apply)
@@ -132,13 +133,13 @@ class RewindFlow:
         self,
         plan: RewindPlan,
         title: str,
-        apply: Callable[[str], Awaitable[None]],
+        apply: Callable[[frozenset[str]], Awaitable[None]],
     ) -> None:
         if not plan.files:
             self.notify("The files are already as they were at that point.")
             return
 
-        def answered(answer: str | None) -> None:
+        def answered(answer: frozenset[str] | None) -> None:
             if answer is not None:
                 self.start(apply(answer))
 

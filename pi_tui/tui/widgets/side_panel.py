@@ -251,7 +251,7 @@ class SidePanel(Vertical):
     def _refresh_timeline(self, selected: str | None = None) -> None:
         self._first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         store = self.session.store
-        rows = timeline_rows(store)
+        rows = timeline_rows(store, self.session.checkpoints)
         chosen = selected or (rows[-1].compaction_id if rows else None)
         detail = self._detail(chosen) if chosen else None
         deliver(self, self._show_timeline, rows, detail, chosen)
@@ -264,7 +264,7 @@ class SidePanel(Vertical):
 
     def _detail(self, compaction_id: str) -> CompactionDetailData | None:
         session = self.session
-        return detail_for(session.store, compaction_id, PreviewBasis.of_session(session))
+        return detail_for(session.store, compaction_id, PreviewBasis.of_session(session), session.checkpoints)
 
     @on(CompactionTimeline.CompactionSelected)
     def _compaction_selected(self, event: CompactionTimeline.CompactionSelected) -> None:
