@@ -447,6 +447,13 @@ class AgentSession(SessionControls):
             )
         )
 
+    async def plan_undo_rewind(self) -> RewindPlan | None:
+        """The last rewind's files as they were before it (what it replaced, hand edits included);
+        None when the branch has no rewind that changed a file. Reads only."""
+        from pi_tui.session.rewind import plan_undo
+
+        return await asyncio.to_thread(plan_undo, self.store, self.checkpoints, str(self.resources.cwd))
+
     async def rewind(
         self,
         entry_id: str,

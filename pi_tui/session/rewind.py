@@ -3,8 +3,9 @@
 The file state at an entry is read off the path root → entry: each checkpoint on it (a `write`, `edit`
 or `bash` result's `piTuiCheckpoint`, or a `pi-tui.rewind` entry) says what a file became; a file no
 checkpoint on the path touched is as it was before the session first touched it. A plan compares that
-with the disk and with what the agent last wrote on the current branch: a file changed outside pi-tui
-since is a conflict, left unless the user chooses it. Applying a plan keeps what it replaces as a
+with the disk, with what the agent last wrote on the current branch and with every state a checkpoint of
+any branch recorded: a file whose content is none of these was changed outside pi-tui since, and is a
+conflict, left unless the user chooses it. Applying a plan keeps what it replaces as a
 checkpoint of its own (a `pi-tui.rewind` entry), so a rewind is itself undoable. What is and is not
 restorable: docs/rewind.md.
 """
@@ -160,6 +161,11 @@ def change_record(entry: SessionEntry) -> ChangeRecord | None:
     return None
 
 
+def _content_key(state: FileState) -> tuple[str, str | None, str | None]:
+    """What `FileState.same_content` compares."""
+    return (state.kind, state.sha256, state.target)
+
+
 class FileHistory:
     """Every checkpoint of one session, read once, and the file states they imply at any entry."""
 
@@ -167,6 +173,8 @@ class FileHistory:
         self.store = store
         self.records: dict[str, ChangeRecord] = {}
         self.first_before: dict[str, FileState] = {}
+        self.known: dict[str, set[tuple[str, str | None, str | None]]] = {}
+        """Every state a checkpoint of any branch saw each file in: content pi-tui put or found there."""
         for entry in store.entries:
             record = change_record(entry)
             if record is None:
@@ -174,6 +182,12 @@ class FileHistory:
             self.records[entry.id] = record
             for change in record.files:
                 self.first_before.setdefault(change.path, change.before)
+                seen = self.known.setdefault(change.path, set())
+                seen.update(_content_key(state) for state in (change.before, change.after))
+
+    def seen(self, relative: str, state: FileState) -> bool:
+        """Whether `state` is one a checkpoint of this session recorded for the file (not a hand edit)."""
+        return _content_key(state) in self.known.get(relative, set())
 
     def states_at(self, point_id: str | None) -> dict[str, FileState]:
         """Each touched file's state at `point_id`, as the checkpoints on its path say."""
@@ -273,11 +287,14 @@ def plan_rewind(
     *,
     from_leaf: str | None = None,
     history: FileHistory | None = None,
+    targets: dict[str, FileState] | None = None,
 ) -> RewindPlan:
-    """What restoring the files of `point_id` would change, with a diff per file; reads only. The disk
-    is expected as the agent left it at `from_leaf` (default: the leaf); anything else is a conflict."""
+    """What restoring the files of `point_id` (or to `targets`, when given) would change, with a diff
+    per file; reads only. The disk is expected as the agent left it at `from_leaf` (default: the leaf)
+    or in a state a checkpoint recorded; anything else is a conflict."""
     history = history or FileHistory(store)
-    targets = history.states_at(point_id)
+    if targets is None:
+        targets = history.states_at(point_id)
     leaf = from_leaf if from_leaf is not None else store.leaf_id
     agent_wrote = history.states_at(leaf)
     files: list[RewindFile] = []
@@ -302,7 +319,9 @@ def plan_rewind(
             continue
         expected = agent_wrote.get(relative, target)
         action: Action = "delete" if target.kind == "absent" else "restore"
-        if not current.same_content(expected):
+        # Content pi-tui recorded for this file on any branch is not a hand edit: after a tree move
+        # whose files stayed behind, the disk holds the other branch's state, and that is no conflict.
+        if not current.same_content(expected) and not history.seen(relative, current):
             action = "conflict"
         diff = _diff(checkpoints, project, relative, current, target)
         files.append(RewindFile(relative, action, current, target, diff))
@@ -429,6 +448,27 @@ class FileAvailability:
     def restorable(self, entry_id: str) -> bool:
         """Whether "rewind to `entry_id`" (before it, for a user message) can restore the files."""
         return self.restorable_after(point_for(self.store, entry_id))
+
+
+def last_rewind(store: SessionStore) -> CustomEntry | None:
+    """The newest rewind on the current branch (the one "undo the last rewind" takes back)."""
+    for entry in reversed(store.get_branch()) if store.leaf_id else []:
+        if isinstance(entry, CustomEntry) and entry.custom_type == REWIND_CUSTOM_TYPE:
+            record = change_record(entry)
+            if record is not None and record.files:
+                return entry
+    return None
+
+
+def plan_undo(store: SessionStore, checkpoints: CheckpointStore, project: str) -> RewindPlan | None:
+    """The files the last rewind changed, as they were just before it, hand edits it overwrote
+    included (it kept them); None when the branch has no rewind that changed a file."""
+    entry = last_rewind(store)
+    record = change_record(entry) if entry is not None else None
+    if entry is None or record is None:
+        return None
+    targets = {change.path: change.before for change in record.files}
+    return plan_rewind(store, checkpoints, project, entry.id, targets=targets)
 
 
 def rewind_points(store: SessionStore, checkpoints: CheckpointStore) -> list[RewindPoint]:

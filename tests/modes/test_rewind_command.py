@@ -12,7 +12,15 @@ from pathlib import Path
 
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.session_file.store import SessionStore
-from tests.support.rewind_story import edit, four_steps, make_session, user_entries
+from pi_tui.session_file.tree_listing import FILES_GONE_NOTE
+from tests.support.rewind_story import (
+    drop_oldest_object,
+    edit,
+    edits_around_a_compaction,
+    four_steps,
+    make_session,
+    user_entries,
+)
 
 
 def pi_tui(*args: str) -> subprocess.CompletedProcess[str]:
@@ -104,3 +112,52 @@ async def test_sessions_delete_removes_the_checkpoints(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert not session.checkpoints.refs_file.exists()
     assert not [item for item in objects.rglob("*") if item.is_file()]
+
+
+async def test_restore_offers_the_files_and_brings_them_with_files(tmp_path: Path) -> None:
+    session, compaction_id = await edits_around_a_compaction(tmp_path)
+    project = tmp_path / "project"
+    path = str(session.store.path)
+    leaf = session.store.leaf_id
+
+    (project / "app.py").write_text("mine\n")
+    refused = pi_tui("restore", path, compaction_id, "--files")
+    assert refused.returncode == 1 and "CONFLICT" in refused.stderr and "--force" in refused.stderr
+    assert (project / "app.py").read_text() == "mine\n" and SessionStore.open(Path(path)).leaf_id == leaf
+
+    (project / "app.py").write_text("three\n")  # as the agent left it
+    offered = pi_tui("restore", path, compaction_id)
+    assert offered.returncode == 0, offered.stderr
+    assert "1 file(s) differ from that point" in offered.stderr and "restore  app.py" in offered.stderr
+    assert (project / "app.py").read_text() == "three\n"  # an offer only
+    marker = offered.stdout.strip()
+    # Taken later: the old branch's content on disk is pi-tui's own, no conflict.
+    taken = pi_tui("rewind", path, marker, "--files")
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    assert (project / "app.py").read_text() == "two\n"
+
+    (project / "app.py").write_text("three\n")
+    brought = pi_tui("restore", path, compaction_id, "--files", "--json")
+    assert brought.returncode == 0, brought.stderr
+    answer = json.loads(brought.stdout)
+    assert answer["filesRestored"] == {"restored": ["app.py"], "failed": {}}
+    assert (project / "app.py").read_text() == "two\n"
+
+
+async def test_points_the_cap_dropped_are_marked_by_every_command(tmp_path: Path) -> None:
+    session, compaction_id = await edits_around_a_compaction(tmp_path)
+    path = str(session.store.path)
+    drop_oldest_object(session, b"one\n")
+    drop_oldest_object(session, b"two\n")
+    second, third = user_entries(session)[1:3]
+
+    points = pi_tui("rewind", path)
+    marked = {line.split()[0] for line in points.stdout.splitlines() if FILES_GONE_NOTE in line}
+    assert marked == {second.id, third.id}
+    tree = pi_tui("tree", path, "--filter", "user-only")
+    marked = {line.split()[0] for line in tree.stdout.splitlines() if FILES_GONE_NOTE in line}
+    assert marked == {second.id, third.id}
+    timeline = pi_tui("compactions", path)
+    assert timeline.returncode == 0 and f"{FILES_GONE_NOTE}: the checkpoint size cap" in timeline.stdout
+    listed = json.loads(pi_tui("compactions", path, "--json").stdout)
+    assert [(item["id"], item["filesRestorable"]) for item in listed] == [(compaction_id, False)]

@@ -8,9 +8,24 @@ import os
 from pathlib import Path
 
 from pi_tui.ai.scripted import ScriptedReply
-from pi_tui.session.rewind import REWIND_CUSTOM_TYPE, FileHistory
+from pi_tui.session.compaction_ops import PreviewBasis
+from pi_tui.session.rewind import REWIND_CUSTOM_TYPE, FileHistory, mark_tree_lines, rewind_points
 from pi_tui.session_file.entries import CustomEntry, MessageEntry
-from tests.support.rewind_story import edit, four_steps, user_entries
+from pi_tui.session_file.tree_listing import FILES_GONE_NOTE, tree_line_text, tree_lines
+from pi_tui.tui.timeline_view import (
+    FILES_GONE_FACT,
+    FILES_GONE_MARKER,
+    ON_BRANCH_MARKER,
+    detail_for,
+    timeline_rows,
+)
+from tests.support.rewind_story import (
+    drop_oldest_object,
+    edit,
+    edits_around_a_compaction,
+    four_steps,
+    user_entries,
+)
 
 
 async def test_three_edits_and_a_bash_change_rewind_to_before_the_second_edit(tmp_path: Path) -> None:
@@ -118,3 +133,50 @@ async def test_tampered_or_missing_checkpoint_restores_nothing_for_that_file(tmp
     os.unlink(session.checkpoints.object_path(one.sha256))
     missing = await session.plan_rewind(second.id)
     assert "missing" in ({i.path: i for i in missing.unavailable}["app.py"].reason or "")
+
+
+async def test_points_the_cap_dropped_are_marked_in_the_picker_the_tree_and_the_timeline(
+    tmp_path: Path,
+) -> None:
+    session, compaction_id = await edits_around_a_compaction(tmp_path)
+    store, checkpoints = session.store, session.checkpoints
+    basis = PreviewBasis.of_session(session)
+
+    def restorable() -> dict[str, bool]:
+        return {point.text.split()[0]: point.restorable for point in rewind_points(store, checkpoints)}
+
+    def tree_marks() -> dict[str, bool]:
+        lines = mark_tree_lines(store, checkpoints, tree_lines(store, "user-only"))
+        return {line.text.split()[1]: FILES_GONE_NOTE in tree_line_text(line) for line in lines}
+
+    assert restorable() == {"write": True, "second": True, "third": True}
+    assert not any(tree_marks().values())
+    assert not timeline_rows(store, checkpoints)[0].files_gone
+
+    drop_oldest_object(session, b"one\n")  # the state before the second edit
+    assert restorable() == {"write": True, "second": False, "third": True}
+    assert tree_marks() == {"write": False, "second": True, "third": False}
+    [row] = timeline_rows(store, checkpoints)
+    assert not row.files_gone and row.cells()[0] == ON_BRANCH_MARKER
+
+    drop_oldest_object(session, b"two\n")  # what the compaction's restore would bring back
+    assert restorable() == {"write": True, "second": False, "third": False}
+    [row] = timeline_rows(store, checkpoints)
+    assert row.files_gone and row.cells()[0] == ON_BRANCH_MARKER + FILES_GONE_MARKER
+    detail = detail_for(store, compaction_id, basis, checkpoints)
+    assert detail is not None and ("Files", FILES_GONE_FACT) in detail.facts
+    plan = await session.plan_rewind(user_entries(session)[2].id)
+    assert [(item.path, item.action) for item in plan.files] == [("app.py", "unavailable")]
+
+
+async def test_files_left_behind_by_a_tree_move_are_no_conflict_later(tmp_path: Path) -> None:
+    # The user moved back without bringing the files: the disk holds the other branch's state, which
+    # pi-tui wrote itself, so a later rewind restores it without asking to overwrite a "conflict".
+    session = await four_steps(tmp_path)
+    project = tmp_path / "project"
+    second = user_entries(session)[1]
+    assert second.parent_id is not None
+    await session.navigate_tree(second.parent_id)
+    assert (project / "app.py").read_text() == "three\n"
+    plan = await session.plan_rewind(second.id)
+    assert {item.path: item.action for item in plan.files} == {"app.py": "restore", "out.txt": "delete"}

@@ -67,3 +67,35 @@ async def four_steps(tmp_path: Path, extra: list[ScriptedReply] | None = None) -
     for prompt in ("write it", "second edit", "third edit", "build"):
         await session.prompt(prompt)
     return session
+
+
+SUMMARY = ScriptedReply(text="## Goal\nShip it.")
+BEFORE_COMPACTION = [
+    ScriptedReply(tool_calls=[call("write", path="app.py", content="one\n")]),
+    ScriptedReply(text="wrote " * 300),
+    ScriptedReply(tool_calls=[edit("app.py", "one", "two")]),
+    ScriptedReply(text="edited " * 300),
+]
+"""Long enough for `/compact` to cut: the story of a compaction between the second and third edits."""
+AFTER_COMPACTION = [ScriptedReply(tool_calls=[edit("app.py", "two", "three")]), ScriptedReply(text="done")]
+BEFORE_PROMPTS = ("write it " * 300, "second edit " * 300)
+
+
+async def edits_around_a_compaction(tmp_path: Path) -> tuple[AgentSession, str]:
+    """Two edits, a compaction, a third edit; the compaction's id."""
+    session = make_session(tmp_path, [*BEFORE_COMPACTION, SUMMARY, *AFTER_COMPACTION])
+    for prompt in BEFORE_PROMPTS:
+        await session.prompt(prompt)
+    outcome = await session.compact()
+    assert outcome.entry_id is not None, outcome.error
+    await session.prompt("third edit")
+    return session, outcome.entry_id
+
+
+def drop_oldest_object(session: AgentSession, content: bytes) -> None:
+    """Let the real size cap drop the store's oldest object, `content` (asserted to be it)."""
+    checkpoints = session.checkpoints
+    refs = checkpoints.referenced()
+    oldest, size = next(iter(refs.items()))
+    assert checkpoints.object_path(oldest).read_bytes() == content
+    assert checkpoints.enforce_cap(sum(refs.values()) - size) == [oldest]

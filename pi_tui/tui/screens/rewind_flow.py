@@ -24,6 +24,9 @@ MODE_CHOICES: list[tuple[str, str]] = [
     ("files", "Restore files only (the conversation stays here)"),
 ]
 
+UNDO_ID = "undo-last-rewind"
+UNDO_LABEL = "↶ Undo the last rewind (its files as they were before it)"
+
 MODES: dict[str, RewindMode] = {"both": "both", "conversation": "conversation", "files": "files"}
 
 
@@ -54,10 +57,14 @@ class RewindFlow:
 
     async def choose_point(self) -> None:
         points = await self.session().rewind_points()
+        undo = await self.session().plan_undo_rewind()
         if not points:
             self.notify("No user message to rewind to yet.")
             return
         options = [(point.entry_id, point_label(point)) for point in reversed(points)]
+        if undo is not None and undo.files:
+            # First: what a user who just rewound by mistake wants (hand edits it overwrote included).
+            options.insert(0, (UNDO_ID, UNDO_LABEL))
         hint = "• on the current branch. The state before the message is restored."
         self.app.push_screen(
             ChoiceDialog("Rewind to before…", options, hint=hint), callback=self._point_chosen
@@ -65,6 +72,9 @@ class RewindFlow:
 
     def _point_chosen(self, entry_id: str | None) -> None:
         if entry_id is None:
+            return
+        if entry_id == UNDO_ID:
+            self.start(self.undo_last_rewind())
             return
 
         def mode_chosen(answer: str | None) -> None:
@@ -96,6 +106,19 @@ class RewindFlow:
             await apply(frozenset())
             return
         self._ask(plan, "Rewind: these files change", apply)
+
+    async def undo_last_rewind(self) -> None:
+        """The last rewind's files back as they were before it; the conversation stays where it is."""
+        plan = await self.session().plan_undo_rewind()
+        if plan is None:
+            self.notify("No rewind on this branch to undo.")
+            return
+
+        async def apply(overwrite: frozenset[str]) -> None:
+            outcome = await self.session().restore_files(plan, chosen_conflicts=set(overwrite))
+            self._report(outcome.restored, [i.path for i in outcome.left], outcome.failed)
+
+        self._ask(plan, "Undo the last rewind", apply)
 
     async def restore_files_of(self, entry_id: str) -> None:
         """From the tree: the files as at `entry_id`, the conversation staying where it is."""
