@@ -90,9 +90,16 @@ async def test_a_file_edited_by_hand_stops_the_rewind_unless_forced(tmp_path: Pa
     forced = pi_tui("rewind", str(path), second.id, "--files", "--force")
     assert forced.returncode == 0, forced.stderr
     assert (project / "app.py").read_text() == "one\n"
-    # ...and the hand edit was kept by the rewind itself: rewinding that rewind brings it back.
-    undo = pi_tui("rewind", str(path), second.parent_id or "", "--files", "--dry-run")
-    assert undo.returncode == 0
+    # ...and the hand edit was kept by the rewind itself: undoing that rewind brings it back.
+    dry = pi_tui("rewind", str(path), "--undo", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "restore         app.py" in dry.stdout and "    +mine" in dry.stdout
+    assert (project / "app.py").read_text() == "one\n"
+    undo = pi_tui("rewind", str(path), "--undo")
+    assert undo.returncode == 0, undo.stderr
+    assert (project / "app.py").read_text() == "mine\n" and (project / "out.txt").read_text() == "built\n"
+    wrong = pi_tui("rewind", str(path), second.id, "--undo")
+    assert wrong.returncode == 1 and "--undo takes no ENTRY" in wrong.stderr and "Traceback" not in wrong.stderr
 
 
 async def test_an_unknown_entry_is_a_clear_error(tmp_path: Path) -> None:

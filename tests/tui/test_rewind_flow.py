@@ -1,5 +1,6 @@
 """`/rewind` and the tree's "bring the files along" on the chat screen, driven with Pilot on real
-files: three edits and a bash change, back to before the second edit, a new branch, back again."""
+files: three edits and a bash change, back to before the second edit (the diff shown), a new branch,
+back to the first branch with its files, and a file edited by hand in between left as a conflict."""
 
 from __future__ import annotations
 
@@ -60,3 +61,19 @@ async def test_rewind_then_a_new_branch_then_the_first_branch_with_its_files(tmp
         await pilot.press("enter")  # bring the files along
         await until(lambda: (project / "app.py").read_text() == "three\n")
         assert (project / "out.txt").read_text() == "built\n"
+        await settle(pilot)
+
+        # A file edited by hand in between is a conflict: listed, and left as it is.
+        (project / "app.py").write_text("by hand\n")
+        await submit(pilot, "/tree")
+        await until(lambda: isinstance(app.screen, TreeDialog))
+        await pilot.press(*"another", "enter")
+        await until(lambda: isinstance(app.screen, ChoiceDialog))
+        await pilot.press("enter")  # no summary
+        await until(lambda: isinstance(app.screen, RewindDialog))
+        shown = str(app.screen.query_one("#rewind-plan Static", Static).render())
+        assert "CONFLICT (changed outside pi-tui since)  app.py" in shown and "delete  out.txt" in shown
+        await pilot.press("enter")  # restore, leave the conflicts
+        await until(lambda: not (project / "out.txt").exists())
+        await settle(pilot)
+        assert (project / "app.py").read_text() == "by hand\n"
