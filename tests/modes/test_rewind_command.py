@@ -99,7 +99,8 @@ async def test_a_file_edited_by_hand_stops_the_rewind_unless_forced(tmp_path: Pa
     assert undo.returncode == 0, undo.stderr
     assert (project / "app.py").read_text() == "mine\n" and (project / "out.txt").read_text() == "built\n"
     wrong = pi_tui("rewind", str(path), second.id, "--undo")
-    assert wrong.returncode == 1 and "--undo takes no ENTRY" in wrong.stderr and "Traceback" not in wrong.stderr
+    assert wrong.returncode == 1 and "--undo takes no ENTRY" in wrong.stderr
+    assert "Traceback" not in wrong.stderr
 
 
 async def test_an_unknown_entry_is_a_clear_error(tmp_path: Path) -> None:
