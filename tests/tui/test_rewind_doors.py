@@ -1,6 +1,7 @@
 """The rewind's other doors in the app, with Pilot on real files: a compaction restore from the F4
 pane bringing the files along, the Tools pane's `u` (this call's files to before it), ticking which
-conflicting files to overwrite, and the tree marking points the checkpoint cap broke."""
+conflicting files to overwrite (at 80x24) and undoing that rewind, and the tree marking points the
+checkpoint cap broke."""
 
 from __future__ import annotations
 
@@ -103,7 +104,7 @@ async def test_u_in_the_tools_pane_restores_that_calls_file_to_before_it(tmp_pat
 async def test_conflicting_files_are_overwritten_only_when_ticked(tmp_path: Path) -> None:
     app, session, _ = make_chat_app(tmp_path, list(FOUR_STEPS))
     project = Path(session.resources.cwd)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         for prompt in ("write it", "second edit", "third edit", "build"):
             await submit(pilot, prompt)
@@ -121,6 +122,16 @@ async def test_conflicting_files_are_overwritten_only_when_ticked(tmp_path: Path
         assert plan_text(dialog).count("CONFLICT (changed outside pi-tui since)") == 2
         conflicts = dialog.query_one(SelectionList)
         choices = dialog.query_one("#rewind-choices", OptionList)
+        # At 80x24 every part is on screen, none over another: the diff, the choices, the conflicts
+        # to tick and the Esc hint.
+        parts = [
+            dialog.query_one("#rewind-plan").region,
+            choices.region,
+            conflicts.region,
+            dialog.query_one("#rewind-bottom .dialog-hint").region,
+        ]
+        assert all(part.height > 0 and app.screen.region.contains_region(part) for part in parts)
+        assert all(not a.overlaps(b) for i, a in enumerate(parts) for b in parts[i + 1 :])
         assert [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)] == [
             "Restore 0 file(s), leave the conflicts",
             "Restore and overwrite all 2 conflict(s)",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
@@ -21,11 +21,14 @@ class RewindDialog(Dialog[frozenset[str] | None]):
     """Answers the conflicts to overwrite (empty: none, every conflict left as it is) or None (Esc:
     nothing written). A conflict is overwritten only when the user ticks it or picks "all"."""
 
+    # One docked block under the diff (docked siblings would overlap): the choices, then the
+    # conflicts to tick, then the Esc hint. Choices first, so Tab goes from them to the conflicts.
     DEFAULT_CSS = """
     RewindDialog #rewind-plan { height: auto; max-height: 100%; margin: 0 0 1 0; }
-    RewindDialog #rewind-choices { dock: bottom; height: auto; margin: 0 0 1 0; }
-    RewindDialog #rewind-conflicts { dock: bottom; height: auto; max-height: 6; border: none; padding: 0; }
-    RewindDialog #rewind-conflicts-hint { dock: bottom; color: $text-muted; }
+    RewindDialog #rewind-bottom { dock: bottom; height: auto; }
+    RewindDialog #rewind-bottom .dialog-hint { dock: none; }
+    RewindDialog #rewind-conflicts { height: auto; max-height: 6; border: none; padding: 0; }
+    RewindDialog #rewind-conflicts-hint { color: $text-muted; }
     """
 
     def __init__(self, title: str, plan: RewindPlan) -> None:
@@ -39,15 +42,12 @@ class RewindDialog(Dialog[frozenset[str] | None]):
             options.append(
                 Option(Content(f"Restore and overwrite all {len(conflicts)} conflict(s)"), id=OVERWRITE)
             )
-        yield Label("Esc keeps every file as it is.", classes="dialog-hint")
-        yield OptionList(*options, id="rewind-choices")
-        if conflicts:
-            # Docked from the bottom up: the list sits just above the choices, its hint above it.
-            yield SelectionList[str](*[(path, path) for path in conflicts], id="rewind-conflicts")
-            yield Label(
-                "Changed outside pi-tui since: Tab, then Space ticks one to overwrite it.",
-                id="rewind-conflicts-hint",
-            )
+        with Vertical(id="rewind-bottom"):
+            yield OptionList(*options, id="rewind-choices")
+            if conflicts:
+                yield Label("Or tick conflicts to overwrite (Tab, then Space):", id="rewind-conflicts-hint")
+                yield SelectionList[str](*[(path, path) for path in conflicts], id="rewind-conflicts")
+            yield Label("Esc keeps every file as it is.", classes="dialog-hint")
         with VerticalScroll(id="rewind-plan"):
             yield Static("\n".join(plan_lines(self.plan)) or "No file to change.", markup=False)
 
