@@ -7,10 +7,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pi_tui.ai.scripted import ScriptedReply
+from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply
+from pi_tui.config.settings import Settings
+from pi_tui.context.resources import load_resources
 from pi_tui.session.compaction_ops import PreviewBasis
 from pi_tui.session.rewind import REWIND_CUSTOM_TYPE, FileHistory, mark_tree_lines, rewind_points
+from pi_tui.session.runtime import AgentSessionRuntime, AgentSessionServices, RuntimeOptions
 from pi_tui.session_file.entries import CustomEntry, MessageEntry
+from pi_tui.session_file.store import SessionStore
 from pi_tui.session_file.tree_listing import FILES_GONE_NOTE, tree_line_text, tree_lines
 from pi_tui.tui.timeline_view import (
     FILES_GONE_FACT,
@@ -20,6 +24,8 @@ from pi_tui.tui.timeline_view import (
     timeline_rows,
 )
 from tests.support.rewind_story import (
+    FOUR_STEPS,
+    MODEL,
     drop_oldest_object,
     edit,
     edits_around_a_compaction,
@@ -180,3 +186,42 @@ async def test_files_left_behind_by_a_tree_move_are_no_conflict_later(tmp_path: 
     assert (project / "app.py").read_text() == "three\n"
     plan = await session.plan_rewind(second.id)
     assert {item.path: item.action for item in plan.files} == {"app.py": "restore", "out.txt": "delete"}
+
+
+async def test_a_fork_and_a_clone_share_the_checkpoints_and_rewind_on_their_own(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+
+    def services(cwd: Path) -> AgentSessionServices:
+        resources = load_resources(cwd, settings=Settings(), home=tmp_path, include_builtin=False)
+        return AgentSessionServices(cwd=cwd, resources=resources)
+
+    options = RuntimeOptions(
+        model=MODEL, api_key="unused", stream_fn=ScriptedProvider(FOUR_STEPS), services_factory=services
+    )
+    runtime = AgentSessionRuntime(SessionStore.create(str(project), tmp_path / "sessions"), options)
+    for prompt in ("write it", "second edit", "third edit", "build"):
+        await runtime.session.prompt(prompt)
+    original = runtime.session
+    second, third = user_entries(original)[1:3]
+
+    clone = await runtime.clone()
+    assert clone.store.session_id != original.store.session_id
+    assert clone.checkpoints.referenced() == original.checkpoints.referenced()  # by content, no copies
+    original.checkpoints.delete_session()  # the original's objects stay: the clone names them
+    plan = await clone.plan_rewind(user_entries(clone)[1].id)
+    assert {item.path: item.action for item in plan.files} == {"app.py": "restore", "out.txt": "delete"}
+    await clone.restore_files(plan)
+    assert (project / "app.py").read_text() == "one\n" and not (project / "out.txt").exists()
+
+    # A fork at the third edit holds the path before it; its files rewind to before the second edit
+    # from what the agent left on disk at that point.
+    await runtime.switch_session(Path(str(original.store.path)))
+    await runtime.session.rewind(third.id, "files")
+    assert (project / "app.py").read_text() == "two\n"
+    await runtime.fork(third.id)
+    fork = runtime.session
+    assert fork.store.session_id not in (original.store.session_id, clone.store.session_id)
+    forked_second = next(e for e in user_entries(fork) if e.id == second.id)
+    await fork.rewind(forked_second.id, "files")
+    assert (project / "app.py").read_text() == "one\n"
