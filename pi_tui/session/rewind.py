@@ -407,8 +407,8 @@ def apply_rewind(
 
 class FileAvailability:
     """Which points of the tree can still restore their files: a point cannot when a file's state
-    there is content whose object the size cap dropped (or that is gone from the folder). One walk
-    of the tree, each object looked up once, so the tree and the timeline can mark every entry."""
+    there is content whose object the size cap dropped (or that is gone from the folder). One pass
+    over the entries, each object looked up once, so the tree and the timeline can mark every entry."""
 
     def __init__(self, store: SessionStore, checkpoints: CheckpointStore) -> None:
         self.store = store
@@ -428,18 +428,21 @@ class FileAvailability:
         self.gone_at_start = bool(initial)
         self.gone_after: set[str] = set()
         """Entries after which some file's content can no longer be written back."""
-        # Iterative, as the tree listing: a session is a chain as long as its history.
-        pending = [(root, initial) for root in store.get_tree()]
-        while pending:
-            node, missing = pending.pop()
-            record = history.records.get(node.entry.id)
+        if not history.records:
+            return
+        # In file order a parent comes before its children, so one pass carries each entry's missing
+        # files from its parent's (no tree built: a session is as long as its history).
+        missing_after: dict[str, frozenset[str]] = {}
+        for entry in store.entries:
+            missing = missing_after.get(entry.parent_id, initial) if entry.parent_id else initial
+            record = history.records.get(entry.id)
             if record is not None:
                 changed = {change.path for change in record.files}
                 now_gone = {change.path for change in record.files if gone(change.after)}
                 missing = frozenset((missing - changed) | now_gone)
+            missing_after[entry.id] = missing
             if missing:
-                self.gone_after.add(node.entry.id)
-            pending.extend((child, missing) for child in node.children)
+                self.gone_after.add(entry.id)
 
     def restorable_after(self, entry_id: str | None) -> bool:
         """Whether the files as they were just after `entry_id` (None: before the first) can be restored."""
