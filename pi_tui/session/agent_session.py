@@ -60,6 +60,7 @@ from pi_tui.session.session_setup import (
     clamp_thinking,
     has_thinking_entry,
     persist_message,
+    prompt_declaration,
     record_model_and_thinking,
     session_date,
     session_tools,
@@ -244,8 +245,25 @@ class AgentSession(SessionControls):
         await self._bash.flush()
         await self._compaction.check(before_prompt=True)
         self.agent.state.system_prompt = self.system_prompt.text
+        await asyncio.to_thread(self._declare_prompt_and_tools)
         await self.agent.prompt(expanded)
         await self._after_run()
+
+    def _declare_prompt_and_tools(self) -> None:
+        """pi 1.6 keeps the prompt and tools in the session: a system message before the request when
+        they are new to the context or changed (docs/pi-compatibility.md). It is never sent: pi-tui
+        sends its own prompt, which the sections spell out."""
+        if self.store.read_only_reason is not None:
+            return
+        messages = prompt_declaration(self.agent.state.messages, self.system_prompt, self.active_tools)
+        if not messages:
+            return
+        if self._model_unrecorded:
+            self._model_unrecorded = False
+            record_model_and_thinking(self.store, self.model, self.thinking_level)
+        for message in messages:
+            persist_message(self.store, message)
+        self.agent.state.messages = [*self.agent.state.messages, *messages]
 
     async def _learn_served_window(self) -> None:
         if not self._window_asked and self.model is not None:

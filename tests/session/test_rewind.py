@@ -9,7 +9,8 @@ from pathlib import Path
 
 from pi_tui.ai.scripted import ScriptedReply
 from pi_tui.session.rewind import REWIND_CUSTOM_TYPE, FileHistory
-from pi_tui.session_file.entries import CustomEntry, MessageEntry
+from pi_tui.session_file.entries import CustomEntry
+from tests.support.conversation import conversation_entries
 from tests.support.rewind_story import edit, four_steps, user_entries
 
 
@@ -45,7 +46,7 @@ async def test_three_edits_and_a_bash_change_rewind_to_before_the_second_edit(tm
     assert len(siblings) == 2  # the old second edit and the rewind entry starting the new branch
 
     # Back to the first branch's end, with its files.
-    first_branch_end = [e for e in session.store.entries if isinstance(e, MessageEntry)][15]
+    first_branch_end = conversation_entries(session.store.entries)[15]
     moved = await session.navigate_tree(first_branch_end.id)
     back = await session.plan_files_at_leaf(moved.old_leaf_id)
     assert {item.path: item.action for item in back.files} == {"app.py": "restore", "out.txt": "restore"}
