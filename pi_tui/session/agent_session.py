@@ -36,6 +36,7 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.key_secrets import remember_key
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
+from pi_tui.context.cache_policy import cache_settings_line
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
@@ -70,7 +71,7 @@ from pi_tui.session.stats import SessionStats, last_assistant_message, last_assi
 from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
 from pi_tui.session.user_bash_runner import UserBashRunner
 from pi_tui.session_file.store import SessionReadOnlyError, SessionStore
-from pi_tui.tools.registry import select_tools
+from pi_tui.tools.registry import default_tool_names, select_tools
 
 if TYPE_CHECKING:
     # The rewind's modules load on first use, off the path to the first frame.
@@ -133,6 +134,8 @@ class AgentSession(SessionControls):
         if tool_names is None and existing.prompt.seen:
             # A pi 1.6 file records its tool set: the session continues with it (docs/pi-compatibility.md).
             tool_names = existing.prompt.tool_names
+        elif tool_names is None and settings.default_tools is not None:
+            tool_names = default_tool_names(settings.default_tools)
         self.missing_tools: list[str] = [name for name in tool_names or () if name not in self.tools_by_name]
         """Tools the session's file has in force that pi-tui does not have (said once as it opens)."""
         self.active_tools: list[AgentTool[Any]] = select_tools(self.tools_by_name, tool_names)
@@ -248,6 +251,10 @@ class AgentSession(SessionControls):
         await asyncio.to_thread(self._declare_prompt_and_tools)
         await self.agent.prompt(expanded)
         await self._after_run()
+
+    def cache_settings_line(self) -> str:
+        """pi 1.6's cache settings for this session's model, as `/session` shows them."""
+        return cache_settings_line(self.resources.settings, self.model)
 
     def _declare_prompt_and_tools(self) -> None:
         """pi 1.6 keeps the prompt and tools in the session: a system message before the request when

@@ -31,6 +31,7 @@ def leave_out_of_context(store: SessionStore, message: AssistantMessage) -> None
     if entry_id is not None:
         store.append_context_edit(entry_id)
 
+
 RETRY_CANCELLED_TEXT = "Retry cancelled"
 
 

@@ -21,9 +21,9 @@ from pi_tui.ai.messages import (
 from pi_tui.ai.provider_call import now_ms
 from pi_tui.ai.system_messages import declaration_changes, replay_system_messages, tool_declaration
 from pi_tui.config.model_config import ModelConfig
-from pi_tui.context.system_prompt import SystemPrompt
 from pi_tui.config.paths import pi_tui_home
 from pi_tui.context.resources import Resources
+from pi_tui.context.system_prompt import SystemPrompt
 from pi_tui.session.user_bash import UserBashOptions
 from pi_tui.session_file.ids import iso_to_ms
 from pi_tui.session_file.store import SessionStore

@@ -5,7 +5,8 @@ Entries are held in file order with an id index and a leaf pointer (the last ent
 than pi's: no file exists until the session holds a message (pi waits for the assistant's; we write the
 user's at once, so a crash before the first reply cannot lose the prompt); then header and all
 entries are written at once, and afterwards each append adds exactly its own line (see `writer.py` for
-the durability policy). A session that only recorded its model, thinking level and prompt checkpoint leaves no file.
+the durability policy). A session that only recorded its model, thinking level and prompt checkpoint
+leaves no file.
 A file that could not be fully understood (no header, newer format) is read-only: appending raises
 `SessionReadOnlyError`, and `create_branched_session` is the way to continue from it. An empty file (or
 one of whitespace only) is a new session that will be written into it.

@@ -41,13 +41,21 @@ class UsageTotals:
         )
 
 
+def billed_usage(entry: SessionEntry) -> Usage | None:
+    """What a call that is not a conversation turn cost: a `usage` entry's, or a compaction's or
+    branch summary's summary call."""
+    if isinstance(entry, UsageEntry):
+        return entry.usage
+    if isinstance(entry, CompactionEntry | BranchSummaryEntry):
+        return entry.usage
+    return None
+
+
 def usage_totals(entries: Iterable[SessionEntry]) -> UsageTotals:
     totals = UsageTotals()
     for entry in entries:
         if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
             totals = totals.plus(entry.message)
-        elif isinstance(entry, UsageEntry):
-            totals = totals.plus_usage(entry.usage)
-        elif isinstance(entry, CompactionEntry | BranchSummaryEntry) and entry.usage is not None:
-            totals = totals.plus_usage(entry.usage)
+        elif (usage := billed_usage(entry)) is not None:
+            totals = totals.plus_usage(usage)
     return totals

@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from pi_tui.ai.messages import AssistantMessage, SystemMessage, UserMessage
+from pi_tui.config.models import resolve_model
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
+from pi_tui.context.resources import load_resources
+from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.session_setup import SECTION_PREFIX
 from pi_tui.session_file.entries import (
     BranchSummaryEntry,
@@ -261,3 +264,32 @@ def test_a_context_edit_must_name_an_entry_of_the_session(tmp_path: Path) -> Non
     with pytest.raises(SessionError, match="not found"):
         store.append_context_edit("deadbeef")
     assert store.entries == []
+
+
+async def test_a_new_session_starts_with_the_default_tools_setting(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    write_plain_models(openai_server, PLAIN)
+    project = tmp_path / "project"
+    project.mkdir()
+    resolution = resolve_model("local/plain")
+    assert resolution.model is not None
+    settings = Settings(default_tools=["-edit", "+grep"])
+    session = AgentSession(
+        SessionConfig(
+            store=SessionStore.create(str(project), tmp_path / "sessions"),
+            resources=load_resources(project, settings=settings, home=tmp_path, context_ceiling=project),
+            model=resolution.model,
+            api_key=resolution.api_key,
+        )
+    )
+    assert [tool.name for tool in session.active_tools] == ["read", "bash", "write", "grep"]
+    openai_server.enqueue(text_reply("ok"))
+    await session.prompt("hi")
+    assert [tool["function"]["name"] for tool in openai_server.requests[0].body["tools"]] == [
+        "read",
+        "bash",
+        "write",
+        "grep",
+    ]
+    assert replayed(session.store.entries)[1] == ["read", "bash", "write", "grep"]

@@ -18,7 +18,7 @@ from pi_tui.session.runtime import (
     RuntimeOptions,
 )
 from pi_tui.session.store_opening import SessionChoice, SessionCwdMissingError, SessionOpenError, open_store
-from pi_tui.session_file.entries import LabelEntry, MessageEntry
+from pi_tui.session_file.entries import LabelEntry
 from pi_tui.session_file.store import SessionError, SessionStore
 from tests.session.test_agent_session_controls import PLAIN, write_models
 from tests.support.conversation import conversation_entries, roles
