@@ -1,6 +1,6 @@
 """pi-tui writes what pi 1.6 writes where pi 1.6 reads it (docs/pi-compatibility.md, "pi 1.6's entries and
-fields"): the prompt and tools as system messages, a compaction's `systemMessage` and `usage`, a branch summary's
-`usage` and `fromId`, and a `context_edit` for every failed attempt it retries or recovers from."""
+fields"): the prompt and tools as system messages, a compaction's `systemMessage` and `usage`, a branch
+summary's `usage` and `fromId`, and a `context_edit` for every failed attempt it retries or recovers from."""
 
 from __future__ import annotations
 
