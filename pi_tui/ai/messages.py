@@ -7,6 +7,7 @@ loaded from a pi file dumps back to the same JSON object.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Self, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
@@ -164,6 +165,33 @@ class Usage(PiModel):
     def context_tokens(self) -> int:
         """Tokens the request occupied, as pi's `calculateContextTokens`."""
         return self.total_tokens or (self.input + self.output + self.cache_read + self.cache_write)
+
+
+def usage_sum(usages: Sequence[Usage]) -> Usage | None:
+    """One usage for several calls (a compaction that summarised in two calls, as pi 1.6 stores a
+    compaction's `usage`); None for none. A single usage is returned as it is, every field kept."""
+    if not usages:
+        return None
+    if len(usages) == 1:
+        return usages[0]
+    reasoning = [usage.reasoning for usage in usages if usage.reasoning is not None]
+    long_writes = [usage.cache_write_1h for usage in usages if usage.cache_write_1h is not None]
+    return Usage(
+        input=sum(usage.input for usage in usages),
+        output=sum(usage.output for usage in usages),
+        cache_read=sum(usage.cache_read for usage in usages),
+        cache_write=sum(usage.cache_write for usage in usages),
+        reasoning=sum(reasoning) if reasoning else None,
+        total_tokens=sum(usage.total_tokens for usage in usages),
+        cost=Cost(
+            input=sum(usage.cost.input for usage in usages),
+            output=sum(usage.cost.output for usage in usages),
+            cache_read=sum(usage.cost.cache_read for usage in usages),
+            cache_write=sum(usage.cost.cache_write for usage in usages),
+            total=sum(usage.cost.total for usage in usages),
+        ),
+        cacheWrite1h=sum(long_writes) if long_writes else None,
+    )
 
 
 class ModelPrices(PiModel):

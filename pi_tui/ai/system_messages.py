@@ -112,10 +112,11 @@ def section_changes(current: Mapping[str, str], wanted: Mapping[str, str]) -> di
 def tool_changes(
     current: Mapping[str, dict[str, Any]], wanted: Sequence[dict[str, Any]]
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """(declarations to add, tools to remove) so that `current` becomes `wanted`."""
-    wanted_names = {str(tool["name"]) for tool in wanted}
+    """(declarations to add, tools to remove) so that `current` becomes `wanted` (pi's
+    `getToolStateChanges`: a changed declaration is removed, then added again)."""
+    wanted_by_name = {str(tool["name"]): tool for tool in wanted}
     added = [tool for tool in wanted if current.get(str(tool["name"])) != tool]
-    removed = [{"name": name} for name in current if name not in wanted_names]
+    removed = [{"name": name} for name, tool in current.items() if wanted_by_name.get(name) != tool]
     return added, removed
 
 
@@ -133,6 +134,50 @@ def system_message(
     if tools_added:
         extra["toolsAdded"] = list(tools_added)
     return SystemMessage(content="", **extra)
+
+
+def declaration_changes(
+    checkpoint: PromptCheckpoint,
+    sections: Mapping[str, str],
+    tools: Sequence[dict[str, Any]],
+    timestamp: int,
+) -> list[SystemMessage]:
+    """The system messages that bring `checkpoint` to the prompt `sections` and tool declarations
+    `tools` (pi 1.6's `_preparePromptAndToolLoadout` and the loop's tool declaration, written as one
+    message before the request); none when nothing changed. A transcript without any system message
+    gets the whole prompt and tool set (docs/pi-compatibility.md).
+
+    Replaying keeps a section where it first appeared and puts new ones last; when a section is new
+    in the middle of the prompt (a context file after `/reload`), the sections from there on are
+    first removed, then written again in order, so that the checkpoint still reads as the prompt."""
+    added, removed = tool_changes(checkpoint.tools, tools)
+    wanted = list(sections)
+    kept = [name for name in checkpoint.sections if name in sections]
+    settled = 0
+    while settled < len(kept) and kept[settled] == wanted[settled]:
+        settled += 1
+    moved = kept[settled:]
+    if moved:
+        cleared: dict[str, str | None] = {name: None for name in checkpoint.sections if name not in wanted}
+        cleared.update({name: None for name in moved})
+        head = wanted[:settled]
+        rewritten: dict[str, str | None] = {name: sections[name] for name in wanted[settled:]}
+        rewritten.update(
+            section_changes(
+                {name: checkpoint.sections[name] for name in head}, {name: sections[name] for name in head}
+            )
+        )
+        return [system_message(cleared, timestamp), system_message(rewritten, timestamp, added, removed)]
+    changed_sections = section_changes(checkpoint.sections, sections)
+    if checkpoint.seen and not changed_sections and not added and not removed:
+        return []
+    return [system_message(changed_sections, timestamp, added, removed)]
+
+
+def tool_declaration(name: str, description: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool as a system message declares it (pi's `toToolDeclaration`: name, description,
+    parameters)."""
+    return {"name": name, "description": description, "parameters": dict(parameters)}
 
 
 def checkpoint_message(checkpoint: PromptCheckpoint, timestamp: int) -> SystemMessage:

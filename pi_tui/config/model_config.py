@@ -29,6 +29,16 @@ class Prices(BaseModel):
     cache_write: float = 0
 
 
+class PromptCacheLifetimes(BaseModel):
+    """pi 1.6's models.json `promptCache`: how long the provider keeps a cached prefix, in seconds,
+    for the short and the long retention tier (unset: not known)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    short: int | None = Field(default=None, gt=0, strict=True)
+    long: int | None = Field(default=None, gt=0, strict=True)
+
+
 class ModelConfig(BaseModel):
     """Everything needed to call one model. `api_key` is resolved at call time and never persisted."""
 
@@ -51,6 +61,8 @@ class ModelConfig(BaseModel):
     """The dialect switches set in models.json; `dialect()` fills in the detected rest."""
     thinking_level_map: dict[str, str | None] | None = None
     """pi's thinking levels to the words this provider uses (a None value: the level is not sent)."""
+    prompt_cache: PromptCacheLifetimes | None = None
+    """pi 1.6's cache lifetimes of this model (read and shown; cache warming uses them)."""
 
     def dialect(self) -> Compat:
         """The switches for this model at its current base URL (`--base-url` may have moved it)."""

@@ -37,6 +37,7 @@ from pi_tui.config.model_config import (
     InputKind,
     ModelConfig,
     Prices,
+    PromptCacheLifetimes,
 )
 from pi_tui.config.paths import models_path
 
@@ -101,6 +102,7 @@ class ModelEntry(_Entry):
     headers: dict[str, str] | None = None
     compat: CompatOverrides | None = None
     thinking_level_map: dict[str, str | None] | None = None
+    prompt_cache: PromptCacheLifetimes | None = None
 
 
 class ProviderEntry(_Entry):
@@ -218,6 +220,7 @@ def _model_config(
     config.headers = {**(entry.headers or {}), **(model.headers or {})}
     config.compat = _merged_compat(entry.compat, model.compat)
     config.thinking_level_map = model.thinking_level_map
+    config.prompt_cache = model.prompt_cache
     return config
 
 

@@ -40,6 +40,7 @@ ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 DoubleEscapeAction = Literal["fork", "tree"]
 CompactionStrategySetting = Literal["auto", "inline", "serialize"]
 TreeFilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
+CacheWarmingMode = Literal["off", "streaming", "idle"]
 
 
 class _Section(BaseModel):
@@ -117,6 +118,14 @@ class Settings(_Section):
     double_escape_action: DoubleEscapeAction = "tree"
     tree_filter_mode: TreeFilterMode = "default"
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    default_tools: list[str] | None = None
+    """pi 1.6: the tools a new session starts with; plain names replace read, bash, edit, write, and
+    `+name` / `-name` change the selection, in order (`tools.registry.default_tool_names`)."""
+    cache_warming: CacheWarmingMode = "idle"
+    """pi 1.6: keep the provider's prompt cache warm during runs (`streaming`) and between them
+    (`idle`). Read and shown in `/session` and `pi-tui context`; pi-tui sends no refresh yet."""
+    show_cache_miss_notices: bool = False
+    """pi 1.6: notices for large cache misses (read and shown; pi-tui's drift blame names every miss)."""
 
     def to_json_obj(self) -> dict[str, Any]:
         """The full document with pi's key names, defaults included, unknown keys as they were read."""

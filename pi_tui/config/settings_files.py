@@ -139,15 +139,27 @@ def read_settings_file(path: Path, scope: Scope) -> SettingsFile:
 
 
 def merge_settings(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """pi's merge: `overrides` wins; objects present in both are merged one level (not recursively)."""
+    """pi's merge: `overrides` wins; objects present in both are merged one level (not recursively).
+    A `defaultTools` list of only `+name` / `-name` entries changes the base's list instead (pi 1.6)."""
     merged = dict(base)
     for key, value in overrides.items():
         current = merged.get(key)
         if isinstance(current, dict) and isinstance(value, dict):
             merged[key] = {**current, **value}
+        elif key == "defaultTools" and isinstance(current, list) and only_tool_modifiers(value):
+            merged[key] = [*current, *value]
         else:
             merged[key] = value
     return merged
+
+
+def only_tool_modifiers(value: Any) -> bool:
+    """A tool list that changes a selection (`+name`, `-name`) rather than naming one."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(item, str) and item[:1] in ("+", "-") for item in value)
+    )
 
 
 def _update_document(document: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:

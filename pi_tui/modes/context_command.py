@@ -23,6 +23,7 @@ from pi_tui.ai.served_window import probe_served_window
 from pi_tui.config.settings_files import load_settings
 from pi_tui.context.accounting.blame import drift_cause, drift_cost
 from pi_tui.context.accounting.geometry import used_how
+from pi_tui.context.cache_policy import cache_settings_json, cache_settings_line
 from pi_tui.modes.request_preview import show_next_request
 from pi_tui.modes.session_command_support import report_file_problems
 from pi_tui.session.branch_run_model import branch_model
@@ -111,9 +112,14 @@ def _n(value: int) -> str:
 
 
 def print_report(
-    data: InspectorData, notes: list[str], out: TextIO, largest: Sequence[tuple[str, str, int]] = ()
+    data: InspectorData,
+    notes: list[str],
+    out: TextIO,
+    largest: Sequence[tuple[str, str, int]] = (),
+    cache_line: str | None = None,
 ) -> None:
-    """The human report; `largest` lists the biggest context messages as (key, zone, tokens)."""
+    """The human report; `largest` lists the biggest context messages as (key, zone, tokens);
+    `cache_line` pi 1.6's cache settings (`cache_settings_line`)."""
     geometry = data.geometry
     split = geometry.split
     model = data.model.ref if data.model is not None else "(none)"
@@ -125,6 +131,8 @@ def print_report(
     for note in notes:
         out.write(f"Note: {note}\n")
     out.write(f"Context: {_n(geometry.used_tokens)} / {_n(geometry.context_window)} ({used_how(geometry)})\n")
+    if cache_line is not None:
+        out.write(f"Cache: {cache_line}\n")
     out.write(f"\nBudget {budget_bar(data)}\n")
     out.write(
         f"  P prefix {geometry.prefix_text} · S summary {_n(split.summary)}"
@@ -244,8 +252,11 @@ def run_context_command(argv: list[str]) -> int:
     if data.geometry.reserve_note is not None:
         notes.append(data.geometry.reserve_note)
     if options.json:
-        json.dump(inspector_json(data, notes), sys.stdout, indent=2, ensure_ascii=False)
+        report = inspector_json(data, notes)
+        report["cacheSettings"] = cache_settings_json(loaded.settings, model)
+        json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        print_report(data, notes, sys.stdout, cache.ledger.largest(LARGEST_MESSAGES))
+        line = cache_settings_line(loaded.settings, model)
+        print_report(data, notes, sys.stdout, cache.ledger.largest(LARGEST_MESSAGES), line)
     return 0

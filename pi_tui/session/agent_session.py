@@ -36,6 +36,7 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.key_secrets import remember_key
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
+from pi_tui.context.cache_policy import cache_settings_line
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
@@ -60,6 +61,7 @@ from pi_tui.session.session_setup import (
     clamp_thinking,
     has_thinking_entry,
     persist_message,
+    prompt_declaration,
     record_model_and_thinking,
     session_date,
     session_tools,
@@ -69,7 +71,7 @@ from pi_tui.session.stats import SessionStats, last_assistant_message, last_assi
 from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
 from pi_tui.session.user_bash_runner import UserBashRunner
 from pi_tui.session_file.store import SessionReadOnlyError, SessionStore
-from pi_tui.tools.registry import select_tools
+from pi_tui.tools.registry import default_tool_names, select_tools
 
 if TYPE_CHECKING:
     # The rewind's modules load on first use, off the path to the first frame.
@@ -132,6 +134,8 @@ class AgentSession(SessionControls):
         if tool_names is None and existing.prompt.seen:
             # A pi 1.6 file records its tool set: the session continues with it (docs/pi-compatibility.md).
             tool_names = existing.prompt.tool_names
+        elif tool_names is None and settings.default_tools is not None:
+            tool_names = default_tool_names(settings.default_tools)
         self.missing_tools: list[str] = [name for name in tool_names or () if name not in self.tools_by_name]
         """Tools the session's file has in force that pi-tui does not have (said once as it opens)."""
         self.active_tools: list[AgentTool[Any]] = select_tools(self.tools_by_name, tool_names)
@@ -244,8 +248,29 @@ class AgentSession(SessionControls):
         await self._bash.flush()
         await self._compaction.check(before_prompt=True)
         self.agent.state.system_prompt = self.system_prompt.text
+        await asyncio.to_thread(self._declare_prompt_and_tools)
         await self.agent.prompt(expanded)
         await self._after_run()
+
+    def cache_settings_line(self) -> str:
+        """pi 1.6's cache settings for this session's model, as `/session` shows them."""
+        return cache_settings_line(self.resources.settings, self.model)
+
+    def _declare_prompt_and_tools(self) -> None:
+        """pi 1.6 keeps the prompt and tools in the session: a system message before the request when
+        they are new to the context or changed (docs/pi-compatibility.md). It is never sent: pi-tui
+        sends its own prompt, which the sections spell out."""
+        if self.store.read_only_reason is not None:
+            return
+        messages = prompt_declaration(self.agent.state.messages, self.system_prompt, self.active_tools)
+        if not messages:
+            return
+        if self._model_unrecorded:
+            self._model_unrecorded = False
+            record_model_and_thinking(self.store, self.model, self.thinking_level)
+        for message in messages:
+            persist_message(self.store, message)
+        self.agent.state.messages = [*self.agent.state.messages, *messages]
 
     async def _learn_served_window(self) -> None:
         if not self._window_asked and self.model is not None:

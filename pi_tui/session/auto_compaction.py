@@ -42,6 +42,7 @@ from pi_tui.session.compaction_ops import (
     restore_before,
 )
 from pi_tui.session.compaction_sizes import request_prefix
+from pi_tui.session.failure_recovery import leave_out_of_context
 from pi_tui.session.restore_hold import restore_hold
 from pi_tui.session.session_events import (
     AnyEvent,
@@ -219,12 +220,13 @@ class AutoCompaction:
             return False
         if trigger.kind == "overflow":
             self._overflow_attempted = True
-            _drop_overflowing_reply(session.agent)
+            _drop_overflowing_reply(session.agent, session.store)
             outcome = await self.compact("overflow", will_retry=True)
             if outcome.entry_id is None:
                 return False
-            # The rebuilt state has the reply again (it stays in the file); it is not sent back.
-            _drop_overflowing_reply(session.agent)
+            # The rebuilt state leaves the reply out (the edit above); an older file's compaction of
+            # the same span may still hold it: it is not sent back.
+            _drop_overflowing_reply(session.agent, None)
             await asyncio.sleep(CONTINUE_DELAY_S)
             await session.agent.continue_()
             return True
@@ -289,11 +291,14 @@ def live_context(agent: Agent) -> LlmContext:
     )
 
 
-def _drop_overflowing_reply(agent: Agent) -> None:
+def _drop_overflowing_reply(agent: Agent, store: SessionStore | None) -> None:
     """The reply that overflowed leaves the state: an error, or a "silent" overflow that stopped normally
-    with more input than the window holds (z.ai does)."""
+    with more input than the window holds (z.ai does). With `store`, it also leaves the file's context
+    with a `context_edit`, written before the compaction as pi 1.6 does."""
     messages = agent.state.messages
     if messages and isinstance(messages[-1], AssistantMessage):
+        if store is not None:
+            leave_out_of_context(store, messages[-1])
         messages = messages[:-1]
     # Failed replies retried earlier in the run sit just before it in the file; they are never sent.
     while messages and isinstance(messages[-1], AssistantMessage) and messages[-1].failed:

@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pi_tui.ai.abort import AbortSignal
-from pi_tui.ai.messages import ThinkingLevel, Usage
+from pi_tui.ai.messages import SystemMessage, ThinkingLevel, Usage, usage_sum
+from pi_tui.ai.provider_call import now_ms
 from pi_tui.ai.stream import LlmContext, StreamFunction
+from pi_tui.ai.system_messages import checkpoint_message, replay_system_messages
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.inline_summary import output_budget
@@ -140,6 +142,13 @@ class CompactionOutcome:
         }
 
 
+def prompt_in_force(store: SessionStore) -> SystemMessage | None:
+    """The compaction's `systemMessage` (pi 1.6): the prompt sections and tools the context's system
+    messages declare, as one checkpoint; None when the context declares none (an older file)."""
+    checkpoint = replay_system_messages(store.build_context().messages)
+    return checkpoint_message(checkpoint, now_ms()) if checkpoint.seen else None
+
+
 def compaction_details(
     read_files: list[str],
     modified_files: list[str],
@@ -239,7 +248,13 @@ async def compact_store(
         summary_call=facts,
     )
     entry = store.append_compaction(
-        result.summary, result.first_kept_entry_id, result.tokens_before, details, from_hook=False
+        result.summary,
+        result.first_kept_entry_id,
+        result.tokens_before,
+        details,
+        from_hook=False,
+        usage=usage_sum(result.usages),
+        system_message=prompt_in_force(store),
     )
     return CompactionOutcome(
         entry_id=entry.id,

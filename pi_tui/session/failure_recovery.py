@@ -19,6 +19,18 @@ from pi_tui.config.models import resolve_model
 from pi_tui.context.resources import Resources
 from pi_tui.session.retry_policy import retry_delay_ms, should_retry
 from pi_tui.session.session_events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
+from pi_tui.session_file.store import SessionStore
+
+
+def leave_out_of_context(store: SessionStore, message: AssistantMessage) -> None:
+    """A `context_edit` that leaves the written `message` out of every later request on this branch
+    (pi 1.6's record of a failed attempt); nothing when it was never written or the file is read-only."""
+    if store.read_only_reason is not None or store.write_failure is not None:
+        return
+    entry_id = store.message_entry_id(message)
+    if entry_id is not None:
+        store.append_context_edit(entry_id)
+
 
 RETRY_CANCELLED_TEXT = "Retry cancelled"
 
@@ -29,6 +41,7 @@ class RecoveringSession(Protocol):
     agent: Agent
     model: ModelConfig | None
     resources: Resources
+    store: SessionStore
 
     def last_assistant_message(self) -> AssistantMessage | None: ...
 
@@ -84,10 +97,14 @@ class FailureRecovery:
             await session.agent.continue_()
 
     def _drop_failed_reply(self) -> None:
-        state = self._session.agent.state
+        """The failed reply leaves the state, and the file's context with a `context_edit` that leaves
+        it out (pi 1.6 writes one for each failed attempt it retries)."""
+        session = self._session
+        state = session.agent.state
         messages = state.messages
         if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].failed:
             state.messages = messages[:-1]
+            leave_out_of_context(session.store, messages[-1])
 
     async def _wait(self, delay_ms: int) -> bool:
         """Sleep unless cancelled first; True when the retry should go ahead."""

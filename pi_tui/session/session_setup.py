@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,13 +13,17 @@ from pi_tui.ai.messages import (
     AgentMessage,
     AssistantMessage,
     CustomMessage,
+    SystemMessage,
     ThinkingLevel,
     ToolResultMessage,
     UserMessage,
 )
+from pi_tui.ai.provider_call import now_ms
+from pi_tui.ai.system_messages import declaration_changes, replay_system_messages, tool_declaration
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import pi_tui_home
 from pi_tui.context.resources import Resources
+from pi_tui.context.system_prompt import SystemPrompt
 from pi_tui.session.user_bash import UserBashOptions
 from pi_tui.session_file.ids import iso_to_ms
 from pi_tui.session_file.store import SessionStore
@@ -133,10 +138,29 @@ def record_model_and_thinking(
         store.append_thinking_level_change(thinking)
 
 
+SECTION_PREFIX = "pi-tui."
+
+
+def prompt_declaration(
+    messages: Sequence[AgentMessage], prompt: SystemPrompt, tools: Sequence[AgentTool[Any]]
+) -> list[SystemMessage]:
+    """The system messages to write before a request, as pi 1.6 does: the whole prompt (by segment)
+    and tool set when the context declares none yet, then only what changed since the context's
+    system messages (`/reload`, a tool change); none when nothing did. pi-tui's sections are its
+    prompt segments, so they concatenate to exactly the prompt it sends; their names carry the
+    `pi-tui.` prefix so that none takes the place of one of pi's when pi 1.6 patches them (pi renders
+    sections in the order they first appeared)."""
+    sections = {f"{SECTION_PREFIX}{segment.name}": segment.text for segment in prompt.segments}
+    declarations = [
+        tool_declaration(spec.name, spec.description, spec.parameters) for spec in (t.spec() for t in tools)
+    ]
+    return declaration_changes(replay_system_messages(messages), sections, declarations, now_ms())
+
+
 def persist_message(store: SessionStore, message: AgentMessage) -> None:
     """Write a message the agent finished: a custom message as its own entry kind, a user message, a reply
     or a tool result as a message entry. Raises `SessionWriteError` (the file unchanged) when it fails."""
     if isinstance(message, CustomMessage):
         store.append_custom_message(message.custom_type, message.content, message.display, message.details)
-    elif isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
+    elif isinstance(message, UserMessage | AssistantMessage | ToolResultMessage | SystemMessage):
         store.append_message(message)

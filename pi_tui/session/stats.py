@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_tui.ai.messages import AgentMessage, AssistantMessage, TextContent, ToolResultMessage, UserMessage
+from pi_tui.ai.messages import (
+    AgentMessage,
+    AssistantMessage,
+    SystemMessage,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+)
 from pi_tui.context.compaction.token_estimate import estimate_context_tokens
 
 
@@ -87,7 +94,8 @@ def session_stats(
     context_window: int | None,
     window_source: str | None = None,
 ) -> SessionStats:
-    """Counts and sums over `messages`; context usage only when a model (window) is known."""
+    """Counts and sums over `messages`; context usage only when a model (window) is known. pi 1.6's
+    system messages (prompt checkpoints) are not counted: the prompt is not a message of the talk."""
     assistants = [message for message in messages if isinstance(message, AssistantMessage)]
     usage = [message.usage for message in assistants]
     context = None
@@ -100,7 +108,7 @@ def session_stats(
         assistant_messages=len(assistants),
         tool_results=sum(isinstance(message, ToolResultMessage) for message in messages),
         tool_calls=sum(len(message.tool_calls) for message in assistants),
-        total_messages=len(messages),
+        total_messages=sum(not isinstance(message, SystemMessage) for message in messages),
         input_tokens=sum(item.input for item in usage),
         output_tokens=sum(item.output for item in usage),
         cache_read_tokens=sum(item.cache_read for item in usage),

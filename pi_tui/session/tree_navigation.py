@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from pi_tui.ai.abort import AbortSignal
-from pi_tui.ai.messages import TextContent, UserBlock, UserMessage
+from pi_tui.ai.messages import TextContent, Usage, UserBlock, UserMessage
 from pi_tui.context.compaction.branch_summary import generate_branch_summary
 from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
 from pi_tui.session.branch_summary_run import collect_entries_for_branch_summary
@@ -82,6 +82,7 @@ async def navigate_tree(
         raise TreeNavigationError("No model available to summarise the branch")
     summary_text: str | None = None
     details: dict[str, list[str]] | None = None
+    usage: Usage | None = None
     if summary is not None and summary.target is not None:
         abandoned = collect_entries_for_branch_summary(store, old_leaf, target_id).entries
         if abandoned:
@@ -107,11 +108,12 @@ async def navigate_tree(
                 raise TreeNavigationError(outcome.message)
             summary_text = outcome.summary
             details = {"readFiles": outcome.read_files, "modifiedFiles": outcome.modified_files}
+            usage = outcome.usage
     reopened = _reopened(target)
     new_leaf, editor_text = reopened if reopened is not None else (target_id, None)
     entry = None
     if summary_text:
-        entry = store.branch_with_summary(new_leaf, summary_text, details)
+        entry = store.branch_with_summary(new_leaf, summary_text, details, from_hook=False, usage=usage)
         if label:
             store.append_label(entry.id, label)
     else:

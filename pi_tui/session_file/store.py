@@ -5,7 +5,8 @@ Entries are held in file order with an id index and a leaf pointer (the last ent
 than pi's: no file exists until the session holds a message (pi waits for the assistant's; we write the
 user's at once, so a crash before the first reply cannot lose the prompt); then header and all
 entries are written at once, and afterwards each append adds exactly its own line (see `writer.py` for
-the durability policy). A session that only recorded its model and thinking level leaves no file.
+the durability policy). A session that only recorded its model, thinking level and prompt checkpoint
+leaves no file.
 A file that could not be fully understood (no header, newer format) is read-only: appending raises
 `SessionReadOnlyError`, and `create_branched_session` is the way to continue from it. An empty file (or
 one of whitespace only) is a new session that will be written into it.
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pi_tui.ai.messages import AgentMessage, ThinkingLevel, UserBlock
+from pi_tui.ai.messages import AgentMessage, SystemMessage, ThinkingLevel, Usage, UserBlock
 from pi_tui.config.paths import session_dir_for_cwd
 from pi_tui.session_file.context_rebuild import SessionContext, build_session_context
 from pi_tui.session_file.diagnostics import Diagnostic
@@ -27,6 +28,8 @@ from pi_tui.session_file.entries import (
     CURRENT_SESSION_VERSION,
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
+    ContextReplacement,
     CustomEntry,
     CustomMessageEntry,
     LabelEntry,
@@ -68,7 +71,9 @@ def _new_header(cwd: str, parent_session: str | None = None) -> SessionHeader:
 
 
 def _has_message(entry: SessionEntry) -> bool:
-    return isinstance(entry, MessageEntry)
+    """A message of the conversation: a system checkpoint alone writes no file (pi 1.6's
+    `_hasConversation` waits the same way)."""
+    return isinstance(entry, MessageEntry) and not isinstance(entry.message, SystemMessage)
 
 
 class SessionStore:
@@ -264,17 +269,25 @@ class SessionStore:
         self._leaf_id = None
 
     def branch_with_summary(
-        self, entry_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+        self,
+        entry_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Usage | None = None,
     ) -> BranchSummaryEntry:
-        """Move the leaf to `entry_id` (None = root) and record what the abandoned branch did."""
+        """Move the leaf to `entry_id` (None = root) and record what the abandoned branch did: `fromId`
+        is the leaf that was left (pi 1.6), `usage` what the summary call cost."""
         if entry_id is not None and entry_id not in self._by_id:
             raise SessionError(f"entry {entry_id} not found")
+        left = self._leaf_id
         self._leaf_id = entry_id
         return self._append(
             BranchSummaryEntry,
-            from_id=entry_id if entry_id is not None else "root",
+            from_id=left if left is not None else "root",
             summary=summary,
             details=details,
+            usage=usage,
             from_hook=from_hook,
         )
 
@@ -296,15 +309,42 @@ class SessionStore:
         tokens_before: int,
         details: Any = None,
         from_hook: bool | None = None,
+        usage: Usage | None = None,
+        system_message: SystemMessage | None = None,
     ) -> CompactionEntry:
+        """`usage`: the summary call's (pi 1.6 counts it in the session's cost); `system_message`: the
+        prompt and tools in force, which replace the system messages before the compaction."""
         return self._append(
             CompactionEntry,
             summary=summary,
             first_kept_entry_id=first_kept_entry_id,
             tokens_before=tokens_before,
             details=details,
+            usage=usage,
             from_hook=from_hook,
+            system_message=system_message,
         )
+
+    def append_context_edit(
+        self, target_id: str, replacement: ContextReplacement | None = None
+    ) -> ContextEditEntry:
+        """pi 1.6's append-only context edit: from here on, on this branch, `target_id` is sent with
+        `replacement`'s content, or left out (None). The target's own line never changes."""
+        if target_id not in self._by_id:
+            raise SessionError(f"entry {target_id} not found")
+        return self._append(ContextEditEntry, target_id=target_id, replacement=replacement)
+
+    def message_entry_id(self, message: AgentMessage) -> str | None:
+        """The id of the entry on the current branch that holds `message` (this very object, or an
+        equal one), newest first; None when it was never written."""
+        branch = self.get_branch()
+        for entry in reversed(branch):
+            if isinstance(entry, MessageEntry) and entry.message is message:
+                return entry.id
+        for entry in reversed(branch):
+            if isinstance(entry, MessageEntry) and entry.message == message:
+                return entry.id
+        return None
 
     def append_custom(self, custom_type: str, data: Any = None) -> CustomEntry:
         return self._append(CustomEntry, custom_type=custom_type, data=data)

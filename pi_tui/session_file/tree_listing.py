@@ -1,7 +1,8 @@
 """The session tree as lines for a picker: depth, what each entry is, its label, where the leaf is.
 
-Filters follow pi's tree selector: `default` hides bookkeeping entries (labels,
-custom entries, model and thinking changes, session info); `no-tools` also hides tool results;
+Filters follow pi 1.6's tree selector: `usage` entries are never listed; `default` hides bookkeeping
+entries (labels, context edits, custom entries, model and thinking changes, session info) and shows pi
+1.6's system messages (the prompt and tools checkpoints); `no-tools` also hides tool results;
 `user-only` keeps user messages; `labeled-only` keeps labelled entries; `all` keeps everything.
 Assistant replies that only call tools are hidden unless they are the leaf or ended abnormally.
 """
@@ -14,6 +15,7 @@ from typing import Literal, TypeAlias
 from pi_tui.ai.messages import (
     AssistantMessage,
     BashExecutionMessage,
+    SystemMessage,
     ToolResultMessage,
     UserMessage,
     user_text,
@@ -24,7 +26,9 @@ from pi_tui.session_file.tree import TreeNode
 
 TreeFilter: TypeAlias = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
 TREE_FILTERS: tuple[TreeFilter, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
-BOOKKEEPING = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+BOOKKEEPING = frozenset(
+    {"label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"}
+)
 PREVIEW_CHARS = 80
 FILES_GONE_NOTE = "[files no longer restorable]"
 """How the tree, the rewind picker and the compaction timeline mark a point the size cap broke."""
@@ -61,12 +65,28 @@ def describe(entry: SessionEntry) -> str:
             return f"{message.tool_name} result" + (" (error)" if message.is_error else "")
         if isinstance(message, BashExecutionMessage):
             return "!" + _flat(message.command)
+        if isinstance(message, SystemMessage):
+            return "system: " + _checkpoint_text(message)
         return message.role
     if isinstance(entry, CompactionEntry):
         return f"compaction ({entry.tokens_before:,} tokens summarised)"
     if isinstance(entry, BranchSummaryEntry):
         return "branch summary"
     return entry.type.replace("_", " ")
+
+
+def _checkpoint_text(message: SystemMessage) -> str:
+    extra = message.model_extra or {}
+    added = [tool.get("name") for tool in extra.get("toolsAdded") or [] if isinstance(tool, dict)]
+    removed = [tool.get("name") for tool in extra.get("toolsRemoved") or [] if isinstance(tool, dict)]
+    parts = []
+    if added:
+        parts.append("tools " + ", ".join(str(name) for name in added))
+    if removed:
+        parts.append("without " + ", ".join(str(name) for name in removed))
+    if extra.get("sections"):
+        parts.insert(0, "prompt")
+    return " and ".join(parts) if parts else "prompt"
 
 
 def _flat(text: str) -> str:
@@ -76,6 +96,8 @@ def _flat(text: str) -> str:
 
 def _visible(node: TreeNode, mode: TreeFilter, leaf_id: str | None) -> bool:
     entry = node.entry
+    if entry.type == "usage":
+        return False
     if mode == "all":
         return True
     if mode == "labeled-only":

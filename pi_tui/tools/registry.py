@@ -6,7 +6,7 @@ Tools know nothing of sessions: the caller gives the cwd, the output limits (set
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,21 @@ def build_tools(
         LsTool(cwd, max_bytes=limits.max_bytes),
     ]
     return {tool.name: tool for tool in tools}
+
+
+def default_tool_names(setting: Sequence[str] | None) -> list[str]:
+    """pi 1.6's `defaultTools`: plain names form the selection (none: read, bash, edit, write), then
+    `+name` adds a tool and `-name` removes one, in order."""
+    entries = list(setting) if setting is not None else []
+    plain = [entry for entry in entries if entry[:1] not in ("+", "-")]
+    names = plain if setting is not None and (plain or not entries) else list(DEFAULT_ACTIVE_TOOLS)
+    for entry in entries:
+        name = entry[1:]
+        if entry.startswith("+") and name and name not in names:
+            names.append(name)
+        elif entry.startswith("-") and name in names:
+            names.remove(name)
+    return names
 
 
 def select_tools(

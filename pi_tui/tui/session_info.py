@@ -34,6 +34,7 @@ def session_info_markdown(
     window_source: str | None = None,
     *,
     estimated: bool = False,
+    cache_line: str | None = None,
 ) -> str:
     """`context_tokens`: the footer's figure (None while it is being counted; `estimated`: an estimate)."""
     replies_count = _count(stats.assistant_messages, "reply")
@@ -63,5 +64,7 @@ def session_info_markdown(
             size = f"{mark}{context_tokens:,} of {usage.context_window:,} tokens ({share:.1f}%)"
         source = window_source or usage.window_source
         rows.append(("Context", size + (f"; window: {source}" if source else "")))
+    if cache_line is not None:
+        rows.append(("Prompt cache", cache_line))
     # A list, not a table: the dialog's Markdown table squeezes the first column to a few letters.
     return "\n".join(f"- **{name}**: {value}" for name, value in rows)

@@ -76,4 +76,4 @@ async def test_chat_screen_shows_a_pi_session_and_continues_it(
 
     new = check_appended(opened, path.read_bytes())
     roles = [entry["message"]["role"] for entry in new if entry["type"] == "message"]
-    assert roles == ["user", "assistant"]
+    assert roles == ["system", "user", "assistant"]  # pi 1.6: the prompt and tools come first

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,13 +57,21 @@ async def test_continuing_appends_pi_entries_only(
         "message",
         "message",
         "message",
+        "message",
     ]
     model_change = new[0]
     assert (model_change["provider"], model_change["modelId"]) == ("openai", "m")
     messages = [entry["message"] for entry in new if entry["type"] == "message"]
-    assert [message["role"] for message in messages] == ["user", "assistant", "toolResult", "assistant"]
-    assert messages[0]["content"] == [{"type": "text", "text": PROMPT}]
-    assert messages[2]["content"] == [{"type": "text", "text": "interop\n"}]
+    assert [message["role"] for message in messages] == [
+        "system",
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
+    assert messages[1]["content"] == [{"type": "text", "text": PROMPT}]
+    assert messages[3]["content"] == [{"type": "text", "text": "interop\n"}]
+    assert_checkpoint_spells_out_the_request(read_entries(path), openai_server.requests[0].body)
     assert {entry["customType"] for entry in new if entry["type"] == "custom"} == {"pi-tui.request"}
 
     assert context_json(path) == old_context + messages
@@ -79,6 +88,32 @@ async def test_continuing_appends_pi_entries_only(
     assert wire_text(sent[-1]) == PROMPT
     if any(message["role"] == "compactionSummary" for message in old_context[:2]):
         assert wire_text(sent[0]).startswith("The conversation history before this point was compacted")
+
+
+def assert_checkpoint_spells_out_the_request(entries: list[dict[str, Any]], body: dict[str, Any]) -> None:
+    """Replaying every system message of the file (pi 1.6's `getCurrentSystemMessage`) gives the
+    prompt pi-tui sent, section by section, and the tools it offered, declaration by declaration."""
+    sections: dict[str, str] = {}
+    tools: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        message = entry.get("message") or {}
+        if entry["type"] != "message" or message.get("role") != "system":
+            continue
+        for name, text in (message.get("sections") or {}).items():
+            if text is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = text
+        for tool in message.get("toolsRemoved", []):
+            tools.pop(tool["name"], None)
+        for tool in message.get("toolsAdded", []):
+            tools[tool["name"]] = tool
+    [system] = [message for message in body["messages"] if message["role"] in ("system", "developer")]
+    assert "".join(sections.values()) == system["content"]
+    sent_tools = [tool["function"] for tool in body.get("tools", [])]
+    assert [(tool["name"], tool["description"], tool["parameters"]) for tool in tools.values()] == [
+        (tool["name"], tool["description"], tool["parameters"]) for tool in sent_tools
+    ]
 
 
 async def test_a_pi_session_id_prefix_is_found_in_pis_folder(
@@ -99,7 +134,11 @@ async def test_a_pi_session_id_prefix_is_found_in_pis_folder(
 
     assert code == 0, capsys.readouterr().err
     new = check_appended(before, path.read_bytes())
-    assert [entry["message"]["role"] for entry in new if entry["type"] == "message"] == ["user", "assistant"]
+    assert [entry["message"]["role"] for entry in new if entry["type"] == "message"] == [
+        "system",
+        "user",
+        "assistant",
+    ]
 
 
 async def test_without_here_a_missing_cwd_is_refused_and_nothing_written(

@@ -186,8 +186,10 @@ async def test_continuing_sends_what_pi_would_and_appends_pi_entries(
 
     assert code == 0, capsys.readouterr().err
     new = check_appended(before, path.read_bytes())
-    # The branch's model is already openai/m and it has a thinking level: no bookkeeping entries.
-    assert [entry["type"] for entry in new] == ["message", "message", "custom"]
+    # The branch's model is already openai/m and it has a thinking level: no bookkeeping entries, only
+    # pi 1.6's prompt checkpoint before the request.
+    assert [entry["type"] for entry in new] == ["message", "message", "message", "custom"]
+    assert new[0]["message"]["role"] == "system"
     messages = [entry["message"] for entry in new if entry["type"] == "message"]
     assert pi_context(read_entries(path))["messages"] == old_context + messages
 

@@ -87,7 +87,7 @@ async def test_compact_restore_and_continue_a_pi_session(
     assert code == 0, capsys.readouterr().err
     new = check_appended(restored_bytes, path.read_bytes())
     added = [entry["message"] for entry in new if entry["type"] == "message"]
-    assert [message["role"] for message in added] == ["user", "assistant"]
+    assert [message["role"] for message in added] == ["system", "user", "assistant"]
     assert as_pi(path)["messages"] == context_json(path) == old_context + added
 
 

@@ -8,6 +8,8 @@ session pi-tui wrote sending the conversation pi-tui sends.
    pi 1.6 (`--session FILE -p "Thanks."`) and another by pi-tui: both requests carry the same body fields,
    messages and header names (prose and identity header values differ by design, as in
    tests/ai/test_pi_dialects.py).
+3. A pi-tui file with a retried failure (its `context_edit`) and a compaction (`systemMessage`, `usage`)
+   is continued by pi 1.6 and by pi-tui with the same conversation.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import pytest
 from pi_tui.config.paths import pi_tui_home
 from tests.interop.headless import run_main
 from tests.live.pi16_recorder import RUN_TIMEOUT_S, SETTINGS, models_json, record
-from tests.support.openai_server import OpenAIServer
+from tests.support.openai_server import ErrorReply, OpenAIServer, text_reply
 from tests.support.pi_dialects import (
     DIALECTS,
     FIRST_PROMPT,
@@ -140,3 +142,57 @@ async def test_pi16_continues_a_pi_tui_session_sending_what_pi_tui_sends(
     # pi appended its turn to the file pi-tui wrote and left pi-tui's entries as they were.
     continued = for_pi.read_bytes()
     assert continued.startswith(original) and len(continued) > len(original)
+
+
+async def test_pi16_continues_pi_tui_writes_of_checkpoints_edits_and_compactions(
+    pi16_bin: Path,
+    openai_server: OpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pi-tui file holding what pi-tui writes as pi 1.6 does (the prompt checkpoint, a retried failure
+    left out with a `context_edit`, a compaction with `systemMessage` and `usage`): pi 1.6 continues it
+    sending the conversation pi-tui sends, and its own rebuild agrees with pi-tui's."""
+    dialect = "openai-plain"
+    ref = install_models(dialect, openai_server)
+    (pi_tui_home() / "settings.json").write_text(
+        json.dumps({"retry": {"baseDelayMs": 1, "maxDelayMs": 5}, "compaction": {"keepRecentTokens": 1}}),
+        encoding="utf-8",
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    openai_server.enqueue(ErrorReply(503, {"error": {"message": "overloaded"}}))
+    scripted_replies(openai_server, dialect)
+    openai_server.replies.pop()  # the third scripted answer closes the conversation below
+    assert await run_main(["-p", "--model", ref, FIRST_PROMPT], monkeypatch) == 0
+    (written,) = sorted((pi_tui_home() / "sessions").rglob("*.jsonl"))
+    openai_server.enqueue(text_reply("## Goal\nThe user asked for the date; it is 2026-11-29."))
+    assert await run_main(["compact", str(written)], monkeypatch) == 0
+    types = [json.loads(line)["type"] for line in written.read_text(encoding="utf-8").splitlines()]
+    assert "context_edit" in types and "compaction" in types
+    compaction = next(
+        json.loads(line)
+        for line in written.read_text(encoding="utf-8").splitlines()
+        if json.loads(line)["type"] == "compaction"
+    )
+    assert {"systemMessage", "usage"} <= set(compaction)
+
+    for_pi = tmp_path / "for-pi.jsonl"
+    shutil.copyfile(written, for_pi)
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "models.json").write_text(models_json(dialect, openai_server.port), encoding="utf-8")
+    (agent / "settings.json").write_text(json.dumps(SETTINGS), encoding="utf-8")
+    for _ in range(2):
+        openai_server.enqueue(text_reply("You are welcome."))
+    before = len(openai_server.requests)
+    await _continue_with_pi(pi16_bin, for_pi, project, agent)
+    assert await run_main(["-c", "-p", SECOND_PROMPT], monkeypatch) == 0
+
+    assert len(openai_server.requests) == before + 2
+    session_id = session_id_of(for_pi)
+    pis, ours = _last_request(openai_server, before), _last_request(openai_server, before + 1)
+    assert [message["role"] for message in pis["body"]["messages"]][:2] == ["system", "user"]
+    assert "compacted" in json.dumps(pis["body"]["messages"][1])  # the summary leads, as pi-tui sends it
+    assert_same_body(without_prose(ours["body"], session_id), without_prose(pis["body"], session_id), 2)

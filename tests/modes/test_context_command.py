@@ -52,6 +52,13 @@ def test_pi_fixtures_are_reported_as_estimates(
     assert run_context_command([str(path)]) == 0
     text = capsys.readouterr().out
     assert "ESTIMATE" in text and "Budget [" in text and "Forecast: next request" in text
+    assert "Cache: warming idle (pi-tui sends no refresh yet) · miss notices off" in text
+    assert data["cacheSettings"] == {
+        "cacheWarming": "idle",
+        "warmingSent": False,
+        "showCacheMissNotices": False,
+        "promptCache": None,
+    }
 
 
 def test_compacted_fixture_shows_all_parts_of_the_split(

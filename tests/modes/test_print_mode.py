@@ -87,6 +87,7 @@ async def test_print_prints_the_answer_and_persists_the_session(
     assert [entry.type for entry in store.entries] == [
         "model_change",
         "thinking_level_change",
+        "message",  # pi 1.6's prompt and tools checkpoint
         "message",
         "message",
         "custom",
@@ -148,7 +149,7 @@ async def test_tool_calls_run_and_their_results_are_sent_back(
     assert tool_message == {"role": "tool", "tool_call_id": "call_1", "content": "remember the milk\n"}
     [file] = session_files(tmp_path)
     roles = [message.role for message in SessionStore.open(file).build_context().messages]
-    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    assert roles == ["system", "user", "assistant", "toolResult", "assistant"]
 
 
 async def test_server_error_goes_to_stderr_with_exit_1(openai_server: OpenAIServer, tmp_path: Path) -> None:
@@ -161,7 +162,9 @@ async def test_server_error_goes_to_stderr_with_exit_1(openai_server: OpenAIServ
     assert "Traceback" not in err
     [file] = session_files(tmp_path)
     messages = SessionStore.open(file).build_context().messages
-    assert messages[0].role == "user" and messages[-1].role == "assistant"
+    assert [message.role for message in messages[:2]] == ["system", "user"] and messages[
+        -1
+    ].role == "assistant"
 
 
 async def test_unreachable_endpoint_is_a_clear_error(tmp_path: Path) -> None:

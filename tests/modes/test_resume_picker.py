@@ -123,9 +123,10 @@ async def test_continuing_a_pi_session_appends_pi_entries(
     assert data.startswith(original)
     added = [json.loads(line) for line in data[len(original) :].decode().splitlines()]
     # pi-tui's request record is a `custom` entry, which pi ignores.
-    assert [line["type"] for line in added] == ["model_change", "message", "message", "custom"]
+    assert [line["type"] for line in added] == ["model_change", "message", "message", "message", "custom"]
     assert added[1]["parentId"] == added[0]["id"] and added[0]["parentId"] is not None
-    assert added[1]["message"]["role"] == "user" and added[2]["message"]["role"] == "assistant"
+    roles = [line["message"]["role"] for line in added[1:4]]
+    assert roles == ["system", "user", "assistant"]  # pi 1.6's prompt checkpoint first
     assert SessionStore.open(target).build_context().messages[-1].role == "assistant"
     sent = openai_server.requests[0].body["messages"]
     assert text_of(sent[1]["content"]) == "Hi there, who are you?"

@@ -84,8 +84,13 @@ def only_session(cwd: Path) -> Path:
 
 
 def messages(path: Path) -> list[dict[str, Any]]:
+    """The conversation's messages in the file (pi 1.6's prompt checkpoints left out)."""
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [line["message"] for line in lines if line.get("type") == "message"]
+    return [
+        line["message"]
+        for line in lines
+        if line.get("type") == "message" and line["message"].get("role") != "system"
+    ]
 
 
 def all_strings(value: Any) -> list[str]:

@@ -287,7 +287,7 @@ async def test_session_stats_count_the_current_context(openai_server: OpenAIServ
         1,
         1,
     )
-    assert stats.total_messages == 4
+    assert stats.total_messages == 4  # the prompt checkpoint before the first request is not counted
     assert (stats.input_tokens, stats.output_tokens, stats.total_tokens) == (110, 15, 125)
     assert stats.context_usage is not None and stats.context_usage.context_window == 32000
     assert stats.context_usage.tokens >= 15

@@ -17,6 +17,7 @@ from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.session_events import AnyEvent, AutoRetryEndEvent, AutoRetryStartEvent, ModelFallbackEvent
 from pi_tui.session_file.store import SessionStore
+from tests.support.conversation import conversation_entries, roles
 from tests.support.openai_server import ErrorReply, OpenAIServer, text_reply
 
 FAST = RetrySettings(base_delay_ms=10, max_delay_ms=200, max_retries=3)
@@ -77,9 +78,8 @@ async def test_three_429s_then_success(openai_server: OpenAIServer, tmp_path: Pa
     bodies = [request.body["messages"] for request in openai_server.requests]
     assert all(body == bodies[0] for body in bodies)
     # The failures stay in the file, the agent's state holds only the good reply.
-    roles = [message.role for message in session.agent.state.messages]
-    assert roles == ["user", "assistant"]
-    stored = [entry for entry in session.store.entries if entry.type == "message"]
+    assert roles(session.agent.state.messages) == ["user", "assistant"]
+    stored = conversation_entries(session.store.entries)
     stored_stops = [
         entry.message.stop_reason for entry in stored if isinstance(entry.message, AssistantMessage)
     ]

@@ -29,6 +29,7 @@ from pi_tui.session.tree_navigation import TreeNavigationError
 from pi_tui.session_file.entries import BranchSummaryEntry, LabelEntry, MessageEntry
 from pi_tui.session_file.store import SessionStore
 from tests.session.test_agent_session_controls import PLAIN, make_session, read_call, record, write_models
+from tests.support.conversation import conversation_entries, roles
 from tests.support.openai_server import ErrorReply, OpenAIServer, StreamReply, chunk, text_reply
 from tests.support.waiting import until
 
@@ -41,7 +42,7 @@ async def two_branches(server: OpenAIServer, tmp_path: Path) -> tuple[AgentSessi
     server.enqueue(text_reply("a1"), read_call("call_1", "notes.txt"), text_reply("a2"))
     await session.prompt("q1")
     await session.prompt("q2")
-    messages = [entry for entry in session.store.entries if isinstance(entry, MessageEntry)]
+    messages = conversation_entries(session.store.entries)
     assert [entry.message.role for entry in messages] == [
         "user",
         "assistant",
@@ -97,7 +98,7 @@ async def test_navigate_with_summary_sends_pi_branch_prompt_and_records_the_summ
     assert end == BranchSummaryEndEvent()
     assert moved == SessionTreeEvent(session.store.leaf_id, old_leaf, entry.id)
     state = session.agent.state.messages
-    assert [message.role for message in state] == ["user", "assistant", "branchSummary"]
+    assert roles(state) == ["user", "assistant", "branchSummary"]
     assert isinstance(state[-1], BranchSummaryMessage) and state[-1].summary == summary
 
     openai_server.enqueue(text_reply("back"))
@@ -141,13 +142,13 @@ async def test_navigate_without_summary_to_a_user_message_reopens_it(
     assert result.editor_text == "q2" and result.summary_entry is None
     assert session.store.leaf_id == messages[2].parent_id
     assert len(session.store.entries) == count  # moving the leaf writes nothing
-    assert [message.role for message in session.agent.state.messages] == ["user", "assistant"]
+    assert roles(session.agent.state.messages) == ["user", "assistant"]
     assert len(openai_server.requests) == 3
 
     # The first user message hangs under the model and thinking entries; the leaf goes there.
     root = await session.navigate_tree(messages[0].id)
     assert root.editor_text == "q1" and session.store.leaf_id == messages[0].parent_id
-    assert session.agent.state.messages == []
+    assert roles(session.agent.state.messages) == []
 
     openai_server.enqueue(text_reply("fresh"))
     await session.prompt("q1 again")
@@ -198,7 +199,7 @@ async def test_a_failed_summary_call_moves_nothing(openai_server: OpenAIServer, 
     assert isinstance(end, BranchSummaryEndEvent) and not end.aborted
     assert end.error_message is not None and "bad request" in end.error_message
     assert session.store.leaf_id == leaf
-    assert len(session.agent.state.messages) == 6
+    assert len(roles(session.agent.state.messages)) == 6
 
 
 async def test_navigate_to_the_current_leaf_is_a_no_op(openai_server: OpenAIServer, tmp_path: Path) -> None:
@@ -232,7 +233,7 @@ async def test_aborting_the_summary_cancels_the_navigation(
     assert [type(event) for event in events] == [BranchSummaryStartEvent, BranchSummaryEndEvent]
     assert events[-1] == BranchSummaryEndEvent(aborted=True)
     assert session.store.leaf_id == leaf and len(session.store.entries) == count
-    assert len(session.agent.state.messages) == 6
+    assert len(roles(session.agent.state.messages)) == 6
 
 
 def test_branch_summary_events_serialise() -> None:

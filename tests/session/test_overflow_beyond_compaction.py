@@ -16,6 +16,7 @@ from pi_tui.session.session_events import AnyEvent, CompactionEndEvent, Compacti
 from pi_tui.session_file.store import SessionStore
 from tests.support import faults
 from tests.support.cli_process import write_local_models
+from tests.support.conversation import conversation_entries
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, usage
 
 WINDOW = 1024
@@ -76,7 +77,7 @@ async def test_a_refused_first_prompt_is_reported_without_a_summary_call(
     assert notice.startswith("Context overflow: the request is about ")
     assert "(estimated)" in notice and "local/small's context window is 1,024 tokens" in notice
     assert "Shorten the prompt" in notice
-    stored = [entry.message for entry in session.store.entries if entry.type == "message"]
+    stored = [entry.message for entry in conversation_entries(session.store.entries)]
     assert isinstance(stored[0], UserMessage) and stored[0].content[0].text == LONG_PROMPT  # type: ignore[union-attr]
 
 

@@ -23,6 +23,7 @@ from pi_tui.tui.timeline_view import (
     detail_for,
     timeline_rows,
 )
+from tests.support.conversation import conversation_entries
 from tests.support.rewind_story import (
     FOUR_STEPS,
     MODEL,
@@ -66,7 +67,7 @@ async def test_three_edits_and_a_bash_change_rewind_to_before_the_second_edit(tm
     assert len(siblings) == 2  # the old second edit and the rewind entry starting the new branch
 
     # Back to the first branch's end, with its files.
-    first_branch_end = [e for e in session.store.entries if isinstance(e, MessageEntry)][15]
+    first_branch_end = conversation_entries(session.store.entries)[15]
     moved = await session.navigate_tree(first_branch_end.id)
     back = await session.plan_files_at_leaf(moved.old_leaf_id)
     assert {item.path: item.action for item in back.files} == {"app.py": "restore", "out.txt": "restore"}

@@ -18,9 +18,10 @@ from pi_tui.session.runtime import (
     RuntimeOptions,
 )
 from pi_tui.session.store_opening import SessionChoice, SessionCwdMissingError, SessionOpenError, open_store
-from pi_tui.session_file.entries import LabelEntry, MessageEntry
+from pi_tui.session_file.entries import LabelEntry
 from pi_tui.session_file.store import SessionError, SessionStore
 from tests.session.test_agent_session_controls import PLAIN, write_models
+from tests.support.conversation import conversation_entries, roles
 from tests.support.openai_server import OpenAIServer, text_reply
 
 
@@ -110,7 +111,7 @@ async def test_subscribers_follow_the_runtime_to_the_new_session(
     assert "agent_end" in seen
     assert session.store.path is not None and session.store.path != first_file
     assert session.store.path.parent == first_file.parent if first_file else False
-    assert [message.role for message in session.agent.state.messages] == ["user", "assistant"]
+    assert roles(session.agent.state.messages) == ["user", "assistant"]
 
 
 async def test_fork_before_a_user_message_and_clone_at_the_leaf(
@@ -123,7 +124,7 @@ async def test_fork_before_a_user_message_and_clone_at_the_leaf(
     await runtime.session.prompt("first question")
     await runtime.session.prompt("second question")
     original = runtime.session.store
-    messages = [entry for entry in original.entries if isinstance(entry, MessageEntry)]
+    messages = conversation_entries(original.entries)
     second_user = messages[2]
     original.append_label(messages[1].id, "good answer")
 
@@ -137,17 +138,17 @@ async def test_fork_before_a_user_message_and_clone_at_the_leaf(
     assert editor_text == "second question"
     assert forked.session_id != original.session_id
     assert forked.header.parent_session == str(original.path)
-    assert [entry.id for entry in forked.entries if isinstance(entry, MessageEntry)] == [
+    assert [entry.id for entry in conversation_entries(forked.entries)] == [
         messages[0].id,
         messages[1].id,
     ]
     assert [entry.label for entry in forked.entries if isinstance(entry, LabelEntry)] == ["good answer"]
-    assert [message.role for message in runtime.session.agent.state.messages] == ["user", "assistant"]
+    assert roles(runtime.session.agent.state.messages) == ["user", "assistant"]
     assert forked.path is not None and forked.path.is_file()
 
     cloned = (await runtime.clone()).store
     assert cloned.session_id != forked.session_id
-    assert [entry.id for entry in cloned.entries if isinstance(entry, MessageEntry)] == [
+    assert [entry.id for entry in conversation_entries(cloned.entries)] == [
         messages[0].id,
         messages[1].id,
     ]
@@ -164,13 +165,13 @@ async def test_fork_at_the_first_message_starts_an_empty_child(
     openai_server.enqueue(text_reply("answer"))
     await runtime.session.prompt("only question")
     original = runtime.session.store
-    first_user = next(entry for entry in original.entries if isinstance(entry, MessageEntry))
+    first_user = conversation_entries(original.entries)[0]
 
     assert await runtime.fork(first_user.id) == "only question"
 
     child = runtime.session.store
     assert child.header.parent_session == str(original.path)
-    assert runtime.session.agent.state.messages == []
+    assert roles(runtime.session.agent.state.messages) == []
     assert not child.is_persisted  # lazily written like any new session
 
 

@@ -16,6 +16,7 @@ from pi_tui.session.user_bash import UserBashOptions, execute_user_bash
 from pi_tui.session.user_bash_runner import UserBashBusyError
 from pi_tui.session_file.store import SessionStore
 from tests.session.test_agent_session_controls import PLAIN, make_session, record, write_models
+from tests.support.conversation import roles
 from tests.support.openai_server import OpenAIServer, text_reply
 from tests.support.waiting import until
 
@@ -147,13 +148,12 @@ async def test_bang_while_streaming_waits_for_the_next_prompt(
     await asyncio.gather(session.prompt("first"), run_bash_mid_stream())
 
     assert isinstance(ends[0], BashEndEvent) and ends[0].pending is True
-    assert [message.role for message in session.agent.state.messages] == ["user", "assistant"]
+    assert roles(session.agent.state.messages) == ["user", "assistant"]
     assert len(session.pending_bash_messages) == 1
 
     await session.prompt("second")
 
-    roles = [message.role for message in session.agent.state.messages]
-    assert roles == ["user", "assistant", "bashExecution", "user", "assistant"]
+    assert roles(session.agent.state.messages) == ["user", "assistant", "bashExecution", "user", "assistant"]
     sent = openai_server.requests[1].body["messages"]
     assert sent[3]["content"][0]["text"] == "Ran `echo during`\n```\nduring\n\n```"
     assert session.pending_bash_messages == ()

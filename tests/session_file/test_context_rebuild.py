@@ -75,7 +75,7 @@ def test_compaction_with_unknown_first_kept_id_keeps_nothing_before_it() -> None
 def test_custom_message_and_branch_summary_become_messages() -> None:
     store = SessionStore.in_memory("/p")
     root = store.append_message(_ask("hi"))
-    store.append_message(_reply("r"))
+    left = store.append_message(_reply("r"))
     summary = store.branch_with_summary(root.id, "what happened", {"readFiles": [], "modifiedFiles": []})
     empty_summary = store.branch_with_summary(summary.id, "")
     custom = store.append_custom_message("ext.note", "remember this", display=False, details={"k": 1})
@@ -87,7 +87,7 @@ def test_custom_message_and_branch_summary_become_messages() -> None:
     assert empty_summary.id not in context.entry_ids
     branch_message = context.messages[1]
     assert isinstance(branch_message, BranchSummaryMessage)
-    assert branch_message.from_id == root.id
+    assert branch_message.from_id == left.id  # pi 1.6: the leaf that was left
     assert branch_message.timestamp == iso_to_ms(summary.timestamp)
     custom_message = context.messages[2]
     assert isinstance(custom_message, CustomMessage)

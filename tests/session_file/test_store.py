@@ -137,10 +137,12 @@ def test_leaf_branch_reset_and_branch_with_summary() -> None:
     root = store.append_message(_ask("new root"))
     assert root.parent_id is None
     summary = store.branch_with_summary(None, "went elsewhere")
-    assert (summary.parent_id, summary.from_id) == (None, "root")
+    assert (summary.parent_id, summary.from_id) == (None, root.id)  # pi 1.6: the leaf that was left
     attached = store.branch_with_summary(second.id, "came back")
-    assert (attached.parent_id, attached.from_id) == (second.id, second.id)
+    assert (attached.parent_id, attached.from_id) == (second.id, summary.id)
     assert store.leaf_id == attached.id
+    store.reset_leaf()
+    assert store.branch_with_summary(first.id, "from nowhere").from_id == "root"
 
 
 def test_tree_children_sorted_and_labels_resolved() -> None:

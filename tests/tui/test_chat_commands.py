@@ -178,7 +178,8 @@ async def test_tree_filters_and_labels_like_pi(tmp_path: Path) -> None:
         def shown() -> list[str]:
             return [str(option.prompt).strip() for option in dialog.query_one(OptionList).options]
 
-        assert len(shown()) == 4
+        assert shown()[0] == "• system: prompt and tools read, bash, edit, write"  # pi 1.6 lists it too
+        assert len(shown()) == 5
         await pilot.press("ctrl+o", "ctrl+o")  # default → no-tools → user-only
         assert dialog.mode == "user-only"
         assert shown() == ["• user: first question", "• user: second question"]
@@ -237,6 +238,7 @@ async def test_session_and_hotkeys_dialogs(tmp_path: Path) -> None:
         assert f"- **Context**: {screen.context_tokens:,} of 32,000 tokens (" in markdown, (
             "the footer's figure"
         )
+        assert "- **Prompt cache**: warming idle (pi-tui sends no refresh yet) · miss notices off" in markdown
         await pilot.press("escape")
         await pilot.press("f1")
         await settle(pilot)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pi_tui.ai.abort import AbortSignal
-from pi_tui.ai.messages import AgentMessage, ToolResultMessage
+from pi_tui.ai.messages import AgentMessage, ToolResultMessage, Usage
 from pi_tui.config.bounds import reserve_within_window
 from pi_tui.context.compaction.file_ops import FileOps, format_file_operations
 from pi_tui.context.compaction.prompts import (
@@ -81,6 +81,8 @@ class BranchSummary:
     summary: str
     read_files: list[str] = field(default_factory=list)
     modified_files: list[str] = field(default_factory=list)
+    usage: Usage | None = None
+    """What the summary call cost (None: no call was made)."""
 
 
 def branch_prompt(
@@ -122,4 +124,4 @@ async def generate_branch_summary(
         return outcome
     read_files, modified_files = prepared.file_ops.lists()
     summary = BRANCH_SUMMARY_PREAMBLE + outcome.text + format_file_operations(read_files, modified_files)
-    return BranchSummary(summary or NO_BRANCH_SUMMARY, read_files, modified_files)
+    return BranchSummary(summary or NO_BRANCH_SUMMARY, read_files, modified_files, reply.usage)

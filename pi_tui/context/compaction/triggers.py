@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from pi_tui.ai.messages import AgentMessage, AssistantMessage, UserMessage
+from pi_tui.ai.messages import AgentMessage, AssistantMessage, SystemMessage, UserMessage
 from pi_tui.ai.overflow import is_context_overflow
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
@@ -57,6 +57,8 @@ def typical_turn_tokens(messages: Sequence[AgentMessage]) -> int:
     """The median size (chars/4) of the last few turns: what the next turn is likely to add."""
     sizes: list[int] = []
     for message in messages:
+        if isinstance(message, SystemMessage):
+            continue  # a prompt checkpoint, not a turn (its prompt is part of the prefix)
         if isinstance(message, UserMessage) or not sizes:
             sizes.append(0)
         sizes[-1] += estimate_tokens(message)

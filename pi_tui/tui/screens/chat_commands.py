@@ -318,6 +318,7 @@ class ChatCommands(Screen[None]):
             usage_totals(session.store.entries),
             self.context_tokens,
             estimated=self.context_estimated,
+            cache_line=session.cache_settings_line(),
         )
         self.app.push_screen(InfoDialog("Session", markdown))
 
