@@ -185,6 +185,8 @@ async def stream_anthropic(
         )
     if failure is None and not assembler.finished:
         failure = (STREAM_ENDED_EARLY, None)
+    if assembler.raw_stop_reason is not None:
+        partial.raw_stop_reason = assembler.raw_stop_reason
     final = final_event(partial, failure, call.aborted, assembler.stop or ("stop", None))
     if final.type == "done" and sender is not None:
         sender.record(partial)
