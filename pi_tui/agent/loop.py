@@ -9,7 +9,6 @@ that throws, a failing listener) propagates to the caller, which owns the run-fa
 from __future__ import annotations
 
 import time
-
 from collections.abc import AsyncIterator, Sequence
 
 from pi_tui.agent.events import (

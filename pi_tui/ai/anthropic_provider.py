@@ -24,7 +24,15 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from pi_tui.ai import anthropic_threads as threads
-from pi_tui.ai.anthropic_errors import describe_anthropic_error, error_code, status_of
+from pi_tui.ai.anthropic_errors import (
+    describe_anthropic_error,
+    error_code,
+    is_strict_limit_error,
+    mark_strict_limits_exceeded,
+    status_of,
+    strict_limits_exceeded,
+    strict_tools_fallback_diagnostic,
+)
 from pi_tui.ai.anthropic_events import AnthropicAssembler
 from pi_tui.ai.anthropic_request import (
     AnthropicRequest,
@@ -156,11 +164,29 @@ async def stream_anthropic(
         sdk_module=ANTHROPIC_CLIENT_MODULE,
     )
     sender: _Sender | None = None
-    try:
-        request = build_anthropic_request(model, context, options)
+
+    async def open_stream(client: Any) -> Any:
+        nonlocal sender
+        strict_preferred = not strict_limits_exceeded(options.session_id)
+        request = build_anthropic_request(model, context, options, strict_preferred=strict_preferred)
         _tell_unsigned(request, options.session_id)
         sender = _Sender(model, options, request, partial)
-        await call.open(sender.open)
+        try:
+            return await sender.open(client)
+        except Exception as error:
+            if not (strict_preferred and request.preferred_strict and is_strict_limit_error(error)):
+                raise
+            # pi's rule: the strict set is too large for Claude, so this session's tools that only
+            # prefer strict go without from now on (switching back would rewrite the cached tools).
+            text, _ = describe_anthropic_error(error)
+            mark_strict_limits_exceeded(options.session_id)
+            partial.diagnostics = [*(partial.diagnostics or []), strict_tools_fallback_diagnostic(text)]
+            request = build_anthropic_request(model, context, options, strict_preferred=False)
+            sender = _Sender(model, options, request, partial)
+            return await sender.open(client)
+
+    try:
+        await call.open(open_stream)
         while (event := await call.next_item()) is not END_OF_STREAM:
             for stream_event in assembler.feed(event if isinstance(event, dict) else {}):
                 yield stream_event

@@ -37,6 +37,7 @@ from pi_tui.ai.messages import (
 )
 from pi_tui.ai.output_room import output_tokens
 from pi_tui.ai.stream import LlmContext, LlmMessage, StreamOptions
+from pi_tui.ai.strict_schema import prefers_strict
 from pi_tui.config.model_config import ModelConfig
 
 MESSAGES_PATH = "/v1/messages?beta=true"
@@ -65,6 +66,7 @@ class AnthropicCompat:
     force_adaptive_thinking: bool = False
     supports_message_threads: bool = False
     send_cache_miss_diagnostics: bool = False
+    supports_strict_tools: bool = False
 
 
 def anthropic_compat(model: ModelConfig) -> AnthropicCompat:
@@ -81,6 +83,7 @@ def anthropic_compat(model: ModelConfig) -> AnthropicCompat:
         force_adaptive_thinking=pick(set_.force_adaptive_thinking, False),
         supports_message_threads=pick(set_.supports_message_threads, "api.anthropic.com" in model.base_url),
         send_cache_miss_diagnostics=pick(set_.send_cache_miss_diagnostics, False),
+        supports_strict_tools=pick(set_.supports_strict_tools, False),
     )
 
 
@@ -178,6 +181,9 @@ def previous_reply_id(messages: Sequence[LlmMessage], model: ModelConfig) -> str
 class AnthropicRequest(ProviderRequest):
     unsigned_thinking: int = 0
     """Same-model thinking blocks that had to go without their signature."""
+    preferred_strict: bool = False
+    """Some tool went strict only because it prefers to (pi's `hasPreferredStrictTools`): the request can
+    go again without when the server finds the strict tools too many."""
 
 
 def threads_wanted(model: ModelConfig, options: StreamOptions) -> bool:
@@ -187,9 +193,10 @@ def threads_wanted(model: ModelConfig, options: StreamOptions) -> bool:
 
 
 def build_anthropic_request(
-    model: ModelConfig, context: LlmContext, options: StreamOptions
+    model: ModelConfig, context: LlmContext, options: StreamOptions, *, strict_preferred: bool = True
 ) -> AnthropicRequest:
-    """The full request for `context` (messages not yet transformed), before any thread is applied."""
+    """The full request for `context` (messages not yet transformed), before any thread is applied;
+    `strict_preferred=False` once the server refused this session's strict tools as too many."""
     compat = anthropic_compat(model)
     marker = cache_marker(model, options)
     messages = transform_messages(without_foreign_thinking(context.messages, model), model)
@@ -210,6 +217,8 @@ def build_anthropic_request(
             context.tools,
             eager_input_streaming=compat.supports_eager_tool_input_streaming,
             marker=tool_marker,
+            strict_tools=compat.supports_strict_tools,
+            strict_preferred=strict_preferred,
         )
     body.update(_thinking_params(model, options, budget))
     if options.tool_choice is not None:
@@ -220,6 +229,14 @@ def build_anthropic_request(
     betas = beta_features(model, context, options, threads=threads_wanted(model, options))
     if betas:
         headers[BETA_HEADER] = ",".join(betas)
+    preferred_strict = any(
+        tool.get("strict") is True and prefers_strict(spec)
+        for tool, spec in zip(body.get("tools") or [], context.tools, strict=False)
+    )
     return AnthropicRequest(
-        body=body, headers=headers, path=MESSAGES_PATH, unsigned_thinking=converted.unsigned_thinking
+        body=body,
+        headers=headers,
+        path=MESSAGES_PATH,
+        unsigned_thinking=converted.unsigned_thinking,
+        preferred_strict=preferred_strict,
     )

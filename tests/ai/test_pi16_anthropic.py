@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from pi_tui.ai import anthropic_threads
+from pi_tui.ai.anthropic_messages import to_anthropic_tools
+from pi_tui.ai.stream import ToolSpec
 from pi_tui.ai.output_room import estimated_input_tokens, output_tokens
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import pi_tui_home
@@ -41,7 +43,10 @@ MEANINGFUL_HEADERS = (
     "anthropic-dangerous-direct-browser-access",
     "content-type",
 )
-SHARED = ("a-plain", "b-thinking", "c-long-cache", "d-threads", "e-retry")
+SHARED = ("a-plain", "b-thinking", "c-long-cache", "d-threads", "e-retry", "g2-builtin-strict")
+"""The shared recordings, and g2 (recorded here with tests/live/pi16_anthropic_recorder.py): the built-in
+`anthropic` provider moved to loopback, pi's catalog model `claude-sonnet-4-6` (adaptive thinking, strict
+tools, 128,000 output tokens), `ANTHROPIC_AUTH_TOKEN` as bearer."""
 
 
 def without_prose(body: dict[str, Any]) -> dict[str, Any]:
@@ -181,3 +186,28 @@ def test_the_output_cap_estimate_is_pis() -> None:
         assert estimated_input_tokens(context) == PI_PROSE_ESTIMATES[number], f"request {number}"
         pi_max = requests[number - 1]["body"]["max_tokens"]
         assert output_tokens(model, context) == pi_max + SCRUBBED_PROSE_TOKENS, f"request {number}"
+
+
+def test_strict_tools_are_pis_byte_for_byte() -> None:
+    """g2: pi's own tool declarations (from its session's system message), converted by pi-tui for a
+    catalog model, are the `tools` pi sent: `strict: true`, every property required, the optional ones
+    `anyOf [..., {"type": "null"}]`, `additionalProperties: false`, the keys in pi's order, the last tool
+    with the cache marker."""
+    session = pi_session_entries("g2-builtin-strict")
+    system = next(
+        entry["message"]
+        for entry in session
+        if entry["type"] == "message" and entry["message"]["role"] == "system"
+    )
+    specs = [
+        ToolSpec(tool["name"], tool["description"], tool["parameters"], tool.get("constrainedSampling"))
+        for tool in system["toolsAdded"]
+    ]
+    sent = pi_requests("g2-builtin-strict")[0]["body"]["tools"]
+    ours = to_anthropic_tools(
+        specs, eager_input_streaming=True, marker={"type": "ephemeral"}, strict_tools=True
+    )
+    assert json.dumps(ours) == json.dumps(sent)
+    assert all(tool["strict"] is True for tool in ours)
+    plain = to_anthropic_tools(specs, eager_input_streaming=True, marker=None, strict_tools=False)
+    assert not any("strict" in tool for tool in plain)

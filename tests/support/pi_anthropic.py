@@ -159,7 +159,7 @@ def _usage(stored: dict[str, Any] | None) -> dict[str, Any]:
     )
 
 
-def _reply(entry: dict[str, Any], number: int, stored: dict[str, Any] | None) -> Reply:
+def _reply(entry: dict[str, Any], number: int, stored: dict[str, Any] | None, model: str) -> Reply:
     message_id = f"msg_fake_{number:04d}"
     if "status" in entry:
         status = entry["status"]
@@ -190,13 +190,9 @@ def _reply(entry: dict[str, Any], number: int, stored: dict[str, Any] | None) ->
         redacted=redacted,
         calls=calls or None,
         message_id=message_id,
-        model=load_model_id(entry, stored),
+        model=stored["model"] if stored is not None else model,
         usage=_usage(stored),
     )
-
-
-def load_model_id(entry: dict[str, Any], stored: dict[str, Any] | None) -> str:
-    return stored["model"] if stored is not None else "claude"
 
 
 def script_replies(name: str, server: OpenAIServer) -> None:
@@ -206,11 +202,13 @@ def script_replies(name: str, server: OpenAIServer) -> None:
     script = load(name, "script.json")
     queue = list(script["queue"])
     summaries = list(script.get("summary_queue") or [])
-    stored = {message.get("responseId"): message for message in pi_assistants(name)}
+    recorded = fixture(name, "session.jsonl").exists()  # not yet while tests/live records it
+    stored = {message.get("responseId"): message for message in pi_assistants(name)} if recorded else {}
+    model = load(name, "run.json")["model"]
     answered = 0
     summary_places = {
         number
-        for number, request in enumerate(pi_requests(name), start=1)
+        for number, request in enumerate(pi_requests(name) if recorded else [], start=1)
         if "context summarization assistant" in json.dumps(request["body"].get("system") or "")
     }
 
@@ -221,6 +219,6 @@ def script_replies(name: str, server: OpenAIServer) -> None:
         if not pool:
             return None
         entry = pool.pop(0)
-        return _reply(entry, answered, stored.get(f"msg_fake_{answered:04d}"))
+        return _reply(entry, answered, stored.get(f"msg_fake_{answered:04d}"), model)
 
     server.responder = respond
