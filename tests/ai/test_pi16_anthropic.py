@@ -18,8 +18,8 @@ import pytest
 
 from pi_tui.ai import anthropic_threads
 from pi_tui.ai.anthropic_messages import to_anthropic_tools
-from pi_tui.ai.stream import ToolSpec
 from pi_tui.ai.output_room import estimated_input_tokens, output_tokens
+from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import pi_tui_home
 from tests.interop.headless import run_main
