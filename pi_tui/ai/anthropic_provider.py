@@ -18,6 +18,7 @@ event's data as its text; a `refusal` stop reason is an error reply that says th
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -42,7 +43,7 @@ from pi_tui.ai.anthropic_request import (
 )
 from pi_tui.ai.messages import AssistantMessage, ModelPrices
 from pi_tui.ai.openai_errors import redact_key
-from pi_tui.ai.provider_call import END_OF_STREAM, NO_API_KEY, ProviderCall, final_event, now_ms
+from pi_tui.ai.provider_call import NO_API_KEY, ProviderCall, final_event, now_ms
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
 from pi_tui.ai.warm_up import ANTHROPIC_CLIENT_MODULE
 from pi_tui.config.model_config import ModelConfig
@@ -185,17 +186,14 @@ async def stream_anthropic(
             sender = _Sender(model, options, request, partial)
             return await sender.open(client)
 
-    try:
-        await call.open(open_stream)
-        while (event := await call.next_item()) is not END_OF_STREAM:
-            for stream_event in assembler.feed(event if isinstance(event, dict) else {}):
-                yield stream_event
-            if assembler.failure is not None:
-                break
-    except Exception as error:
-        call.fail(error)
-    finally:
-        await call.close()
+    def feed(event: Any) -> list[StreamEvent]:
+        return assembler.feed(event if isinstance(event, dict) else {})
+
+    async with contextlib.aclosing(
+        call.events(open_stream, feed, lambda: assembler.failure is not None)
+    ) as events:
+        async for stream_event in events:
+            yield stream_event
     for stream_event in assembler.close():
         yield stream_event
     failure = call.failure
