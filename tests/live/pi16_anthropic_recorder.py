@@ -27,8 +27,9 @@ from tests.support.openai_server import OpenAIServer
 from tests.support.pi_anthropic import fixture, load, script_replies
 
 
-async def record(pi: Path, name: str, root: Path) -> tuple[str, str]:
-    """(requests.jsonl, session.jsonl) of one run of the conversation by pi, scrubbed."""
+async def record(pi: Path, name: str, root: Path, *, scrubbed: bool = True) -> tuple[str, str]:
+    """(requests.jsonl, session.jsonl) of one run of the conversation by pi, scrubbed unless asked not
+    to (the live test compares pi's estimate of the real paths)."""
     project, agent = root / "project", root / "agent"
     project.mkdir()
     agent.mkdir()
@@ -36,7 +37,10 @@ async def record(pi: Path, name: str, root: Path) -> tuple[str, str]:
     server = OpenAIServer()
     await server.start()
     try:
-        server.cache = PromptCache("marker")
+        if not fixture(name, "session.jsonl").exists():
+            # A first recording: the emulated cache says the usage. A recorded conversation answers with
+            # the usage pi stored (its script's own figures, e.g. f's 29,000 input tokens, included).
+            server.cache = PromptCache("marker")
         script_replies(name, server)
         models = fixture(name, "models.json").read_text(encoding="utf-8").replace("PORT", str(server.port))
         (agent / "models.json").write_text(models, encoding="utf-8")
@@ -60,7 +64,8 @@ async def record(pi: Path, name: str, root: Path) -> tuple[str, str]:
     requests = "".join(
         f"{request_line(request.path, request.headers, request.body)}\n" for request in server.requests
     )
-    return scrub(requests, project), scrub(session.read_text(encoding="utf-8"), project)
+    written = session.read_text(encoding="utf-8")
+    return (scrub(requests, project), scrub(written, project)) if scrubbed else (requests, written)
 
 
 async def record_into(pi: Path, name: str) -> None:
