@@ -54,9 +54,12 @@ logger = logging.getLogger(__name__)
 STREAM_ENDED_EARLY = "Anthropic stream ended without message_stop"
 OAUTH_KEY_MARK = "sk-ant-oat"
 UNSIGNED_THINKING_NOTE = (
-    "%d thinking block(s) of this conversation have no signature and go to the model as text: "
+    "{count} thinking block(s) of this conversation have no signature and go to the model as text: "
     "Anthropic's cache of the conversation may miss from there on"
 )
+UNSIGNED_THINKING_DIAGNOSTIC = "anthropic_unsigned_thinking"
+"""Recorded on the first reply of a session that had to send thinking without its signature; the session
+says its `message` to the user (`ProviderNoticeEvent`)."""
 _told_unsigned: set[str] = set()
 
 
@@ -143,11 +146,20 @@ class _Sender:
             )
 
 
-def _tell_unsigned(request: AnthropicRequest, session_id: str | None) -> None:
+def _tell_unsigned(request: AnthropicRequest, session_id: str | None, partial: AssistantMessage) -> None:
+    """Once per session: why the cache may miss, as a diagnostic of the reply the session shows."""
     key = session_id or ""
     if request.unsigned_thinking and key not in _told_unsigned:
         _told_unsigned.add(key)
-        logger.warning(UNSIGNED_THINKING_NOTE, request.unsigned_thinking)
+        text = UNSIGNED_THINKING_NOTE.format(count=request.unsigned_thinking)
+        logger.info(text)
+        diagnostic = {
+            "type": UNSIGNED_THINKING_DIAGNOSTIC,
+            "timestamp": now_ms(),
+            "message": text,
+            "details": {"blocks": request.unsigned_thinking},
+        }
+        partial.diagnostics = [*(partial.diagnostics or []), diagnostic]
 
 
 async def stream_anthropic(
@@ -170,7 +182,7 @@ async def stream_anthropic(
         nonlocal sender
         strict_preferred = not strict_limits_exceeded(options.session_id)
         request = build_anthropic_request(model, context, options, strict_preferred=strict_preferred)
-        _tell_unsigned(request, options.session_id)
+        _tell_unsigned(request, options.session_id, partial)
         sender = _Sender(model, options, request, partial)
         try:
             return await sender.open(client)

@@ -20,6 +20,7 @@ from pi_tui.ai.retryable import is_retryable_error
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
 from pi_tui.config.compat import CompatOverrides
 from pi_tui.config.model_config import ModelConfig
+from tests.interop.headless import run_main
 from tests.support.abort_midstream import abort_at_first_text
 from tests.support.anthropic_stream import (
     Thinking,
@@ -30,6 +31,7 @@ from tests.support.anthropic_stream import (
     usage_block,
 )
 from tests.support.openai_server import OpenAIServer, StreamReply
+from tests.support.pi_anthropic import install
 
 API_KEY = "sk-ant-test-secret-123"
 
@@ -186,15 +188,40 @@ async def test_unsigned_thinking_goes_as_text_and_the_user_is_told_once(
     )
     context = make_context()
     context.messages += [unsigned, UserMessage(content=[TextContent(text="more")], timestamp=3)]
-    with caplog.at_level(logging.WARNING, logger="pi_tui.ai.anthropic_provider"):
-        await collect(openai_server, model, context, session_id="s-unsigned")
-        await collect(openai_server, model, context, session_id="s-unsigned")
+    _, first = await collect(openai_server, model, context, session_id="s-unsigned")
+    _, second = await collect(openai_server, model, context, session_id="s-unsigned")
     assert openai_server.requests[0].body["messages"][1]["content"][0] == {
         "type": "text",
         "text": "no signature here",
     }
-    notes = [record for record in caplog.records if "no signature" in record.getMessage()]
-    assert len(notes) == 1
+    assert first.diagnostics is not None
+    (note,) = [d for d in first.diagnostics if d["type"] == "anthropic_unsigned_thinking"]
+    assert note["message"] == (
+        "1 thinking block(s) of this conversation have no signature and go to the model as text: "
+        "Anthropic's cache of the conversation may miss from there on"
+    )
+    assert not second.diagnostics  # told once per session
+
+
+async def test_the_unsigned_thinking_note_reaches_the_user_once(
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gateway that streams thinking without signatures: from the second prompt on that thinking goes
+    as text, and a `-p` run says once on stderr why Anthropic's cache may miss."""
+    ref = install("b-thinking", openai_server)
+    openai_server.enqueue(
+        *(
+            anthropic_reply(thinking=[Thinking("pondering", "")], text=text)
+            for text in ("One.", "Two.", "Three.")
+        )
+    )
+    assert await run_main(["-p", "--model", ref, "--thinking", "high", "a", "b", "c"], monkeypatch) == 0
+    err = capsys.readouterr().err
+    assert err.count("have no signature and go to the model as text") == 1
+    assert openai_server.requests[2].body["messages"][1]["content"][0] == {
+        "type": "text",
+        "text": "pondering",
+    }
 
 
 async def test_http_errors_read_as_pis(openai_server: OpenAIServer) -> None:
