@@ -17,7 +17,7 @@ from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, T
 from pi_tui.ai.overflow import is_context_overflow
 from pi_tui.ai.providers import stream_by_api
 from pi_tui.ai.retryable import is_retryable_error
-from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
+from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions, ToolSpec
 from pi_tui.config.compat import CompatOverrides
 from pi_tui.config.model_config import ModelConfig
 from tests.interop.headless import run_main
@@ -466,3 +466,70 @@ async def test_cache_miss_diagnostics_are_asked_for_only_when_switched_on(
     assert message.diagnostics == [
         {"type": "anthropic_cache_miss", "details": {"reason": "system_changed", "missedTokens": 1234}}
     ]
+
+
+STRICT_PREFER = {"type": "json_schema", "strict": "prefer"}
+COMMAND_SCHEMA = {
+    "type": "object",
+    "required": ["command"],
+    "properties": {"command": {"type": "string"}, "timeout": {"type": "number"}},
+}
+
+
+def strict_context() -> LlmContext:
+    context = make_context()
+    context.tools = [
+        ToolSpec("bash", "Run a command.", COMMAND_SCHEMA, STRICT_PREFER),
+        ToolSpec("ls", "List a folder.", {"type": "object", "properties": {"path": {"type": "string"}}}),
+    ]
+    return context
+
+
+async def test_strict_tools_go_strict_and_fall_back_when_claude_finds_them_too_many(
+    openai_server: OpenAIServer,
+) -> None:
+    """`supportsStrictTools`: a tool that prefers strict goes with `strict: true` and its strict schema
+    (the optional `timeout` required but nullable), one that does not ask stays as it is. Claude refusing
+    the strict set as too large: the same request again at once without strict, the reply noting it, and
+    the session's next request without strict too (pi's rule: no cache-breaking switch back)."""
+    model = make_model(openai_server, compat=CompatOverrides(supports_strict_tools=True))
+    openai_server.enqueue(
+        anthropic_reply(text="ok"),
+        anthropic_error(400, "invalid_request_error", "Too many strict tools (24 > 20)"),
+        anthropic_reply(text="fine"),
+        anthropic_reply(text="still"),
+    )
+    await collect(openai_server, model, strict_context(), session_id="s-strict-1")
+    bash, ls = openai_server.requests[0].body["tools"]
+    assert bash["strict"] is True and "strict" not in ls
+    assert bash["input_schema"] == {
+        "type": "object",
+        "required": ["command", "timeout"],
+        "properties": {
+            "command": {"type": "string"},
+            "timeout": {"anyOf": [{"type": "number"}, {"type": "null"}]},
+        },
+        "additionalProperties": False,
+    }
+    _, fell_back = await collect(openai_server, model, strict_context(), session_id="s-strict-2")
+    refused, resent = openai_server.requests[1:3]
+    assert refused.body["tools"][0]["strict"] is True
+    assert "strict" not in resent.body["tools"][0]
+    assert resent.body["tools"][0]["input_schema"] == {**COMMAND_SCHEMA}
+    assert fell_back.stop_reason == "stop" and fell_back.text == "fine"
+    assert fell_back.diagnostics is not None
+    assert fell_back.diagnostics[0]["type"] == "anthropic_strict_tools_fallback"
+    assert fell_back.diagnostics[0]["details"] == {"reason": "strict_tool_limits_exceeded"}
+    await collect(openai_server, model, strict_context(), session_id="s-strict-2")
+    assert "strict" not in openai_server.requests[3].body["tools"][0]
+
+
+async def test_a_400_about_strict_names_the_switch(openai_server: OpenAIServer) -> None:
+    openai_server.enqueue(
+        anthropic_error(400, "invalid_request_error", "tools.0.strict: Extra inputs are not permitted")
+    )
+    model = make_model(openai_server, compat=CompatOverrides(supports_strict_tools=True))
+    _, message = await collect(openai_server, model, strict_context())
+    assert message.error_message is not None
+    assert '"supportsStrictTools": false' in message.error_message
+    assert len(openai_server.requests) == 1  # not a strict-limit refusal: nothing resent
