@@ -2,9 +2,10 @@
 bench/compaction.py and the whole-session figure of bench/cache.py.
 
 pi-tui's command line runs in-process against the loopback server with Anthropic's marker cache emulated
-(OpenRouter's dialect, or with `Plan.dialect` Anthropic's own Messages API; pi's recorded models.json with a
-small context window so the session compacts on its own). Each turn is a bash call printing `seq 1 <lines>` and an answer; every summary request is
-answered by tests/support/summary_replies.py, whichever strategy sent it.
+(OpenRouter's dialect, or with `Plan.dialect` Anthropic's own Messages API; pi's recorded models.json with
+a small context window so the session compacts on its own). Each turn is a bash call printing
+`seq 1 <lines>` and an answer; every summary request is answered by tests/support/summary_replies.py,
+whichever strategy sent it.
 
 Bills count input tokens only, a cached token at `CACHED_PRICE` of an uncached one (cache writes are
 billed as plain input, so a perfect run costs exactly its ideal). The ideal bill reads, for every
