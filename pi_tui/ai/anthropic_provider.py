@@ -224,6 +224,9 @@ async def stream_anthropic(
     if assembler.raw_stop_reason is not None:
         partial.raw_stop_reason = assembler.raw_stop_reason
     final = final_event(partial, failure, call.aborted, assembler.stop or ("stop", None))
+    transformed = assembler.transformations_diagnostic()
+    if final.type == "done" and transformed is not None:
+        partial.diagnostics = [*(partial.diagnostics or []), transformed]
     if final.type == "done" and sender is not None:
         sender.record(partial)
     yield final

@@ -533,3 +533,28 @@ async def test_a_400_about_strict_names_the_switch(openai_server: OpenAIServer) 
     assert message.error_message is not None
     assert '"supportsStrictTools": false' in message.error_message
     assert len(openai_server.requests) == 1  # not a strict-limit refusal: nothing resent
+
+
+async def test_input_transformations_and_thinking_tokens_are_kept_as_pi_keeps_them(
+    openai_server: OpenAIServer,
+) -> None:
+    """Anthropic's `input_transformations` become pi's `anthropic_input_transformations` diagnostic of
+    the reply (type, path, reason; absent keys left out) and `output_tokens_details.thinking_tokens` of
+    `message_delta` the usage's `reasoning`."""
+    events: list[dict[str, Any] | str] = []
+    for item in anthropic_reply(text="ok").chunks:
+        if isinstance(item, dict) and item.get("type") == "message_start":
+            changed = [{"type": "tool_choice_dropped", "path": "tool_choice", "reason": None}]
+            item = {**item, "message": {**item["message"], "input_transformations": changed}}
+        if isinstance(item, dict) and item.get("type") == "message_delta":
+            item = {**item, "usage": {**item["usage"], "output_tokens_details": {"thinking_tokens": 3}}}
+        events.append(item)
+    openai_server.enqueue(StreamReply(events))
+    _, message = await collect(openai_server)
+    assert message.usage.reasoning == 3
+    assert message.diagnostics is not None
+    (diagnostic,) = message.diagnostics
+    assert diagnostic["type"] == "anthropic_input_transformations"
+    assert diagnostic["details"] == {
+        "transformations": [{"type": "tool_choice_dropped", "path": "tool_choice"}]
+    }
