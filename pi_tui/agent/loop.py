@@ -8,6 +8,7 @@ that throws, a failing listener) propagates to the caller, which owns the run-fa
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Sequence
 
 from pi_tui.agent.events import (
@@ -184,6 +185,7 @@ async def stream_assistant_response(
         await emit(MessageEndEvent(aborted))
         return aborted
 
+    started = time.monotonic()
     stream = await _request(context, config, signal, stream_fn)
     added_partial = False
     final: AssistantMessage | None = None
@@ -209,6 +211,10 @@ async def stream_assistant_response(
         final = aborted_message(config) if signal.aborted else aborted_message(config, NO_FINAL_MESSAGE_TEXT)
         if not signal.aborted:
             final = final.model_copy(update={"stop_reason": "error"})
+    # pi 1.6 records how long the reply took and the level it was asked for on every reply.
+    if final.duration_ms is None:
+        final.duration_ms = max(0, round((time.monotonic() - started) * 1000))
+    final.thinking_level = config.reasoning or "off"
     if added_partial:
         context.messages[-1] = final
     else:

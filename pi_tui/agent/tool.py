@@ -17,6 +17,8 @@ Params = TypeVar("Params", bound=BaseModel)
 
 OPERATION_ABORTED = "Operation aborted"
 """What every tool but bash answers when the run is aborted (pi's text)."""
+STRICT_WHERE_SUPPORTED: dict[str, Any] = {"type": "json_schema", "strict": "prefer"}
+"""pi's `constrainedSampling` of its file and shell tools: a strict schema where the model takes one."""
 
 
 @dataclass
@@ -59,6 +61,9 @@ class AgentTool(ABC, Generic[Params]):
     prompt_snippet: ClassVar[str | None] = None
     prompt_guidelines: ClassVar[tuple[str, ...]] = ()
     execution_mode: ClassVar[Literal["parallel", "sequential"] | None] = None
+    constrained_sampling: ClassVar[dict[str, Any] | None] = None
+    """pi's `constrainedSampling`: `STRICT_WHERE_SUPPORTED` on the tools pi marks so (read, bash, edit,
+    write)."""
 
     def prepare_arguments(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Compatibility shim run before validation (e.g. legacy argument shapes)."""
@@ -74,4 +79,9 @@ class AgentTool(ABC, Generic[Params]):
     ) -> ToolResult: ...
 
     def spec(self) -> ToolSpec:
-        return ToolSpec(self.name, self.description, self.parameters.model_json_schema())
+        return ToolSpec(
+            self.name,
+            self.description,
+            self.parameters.model_json_schema(),
+            dict(self.constrained_sampling) if self.constrained_sampling is not None else None,
+        )

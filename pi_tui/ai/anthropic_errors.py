@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import OrderedDict
 from typing import Any
 
 from pi_tui.ai.dialect_hints import REFUSAL_WORDS
@@ -31,10 +32,54 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             '"supportsCacheControlOnTools": false',
         ),
         (r"\bdiagnostics\b", '"sendCacheMissDiagnostics": false'),
+        (r"\bstrict\b", '"supportsStrictTools": false'),
         (r"\badaptive\b|\boutput_config\b", '"forceAdaptiveThinking": false'),
         (r"\bsignature\b.{0,40}(empty|required|missing|invalid)", '"allowEmptySignature": false'),
     )
 )
+
+
+STRICT_LIMIT_MESSAGES = (
+    "The compiled grammar is too large",
+    "Too many strict tools (",
+    "Schemas contains too many parameters with union types (",
+)
+"""How Claude refuses a request whose strict tools exceed its limits (pi 1.6's list)."""
+STRICT_FALLBACK_DIAGNOSTIC = "anthropic_strict_tools_fallback"
+MAX_STRICT_LIMITED_SESSIONS = 10_000
+_strict_limited: OrderedDict[str, None] = OrderedDict()
+
+
+def is_strict_limit_error(error: BaseException) -> bool:
+    """A 400 `invalid_request_error` saying the strict tools are too many or too large."""
+    body = getattr(error, "body", None)
+    inner = body.get("error") if isinstance(body, dict) else None
+    if status_of(error) != 400 or not isinstance(inner, dict) or inner.get("type") != "invalid_request_error":
+        return False
+    message = inner.get("message")
+    return isinstance(message, str) and any(part in message for part in STRICT_LIMIT_MESSAGES)
+
+
+def strict_limits_exceeded(session_id: str | None) -> bool:
+    return session_id is not None and session_id in _strict_limited
+
+
+def mark_strict_limits_exceeded(session_id: str | None) -> None:
+    """This session's later requests send the tools that only prefer strict without it (pi's rule)."""
+    if session_id is None:
+        return
+    _strict_limited[session_id] = None
+    while len(_strict_limited) > MAX_STRICT_LIMITED_SESSIONS:
+        _strict_limited.popitem(last=False)
+
+
+def strict_tools_fallback_diagnostic(text: str) -> dict[str, Any]:
+    return {
+        "type": STRICT_FALLBACK_DIAGNOSTIC,
+        "timestamp": int(time.time() * 1000),
+        "error": {"message": text},
+        "details": {"reason": "strict_tool_limits_exceeded"},
+    }
 
 
 def anthropic_hint(status: int, message: str) -> str | None:

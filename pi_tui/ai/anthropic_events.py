@@ -9,7 +9,9 @@ other's sessions exactly:
   concatenated `signature_delta`s; a `redacted_thinking` block a thinking block `[Reasoning redacted]`,
   `redacted: true`, whose signature is the opaque `data`; a `tool_use` block a tool call whose
   arguments are the concatenated `input_json_delta`s;
-- `message_delta` gives the stop reason and the final usage; `message_stop` ends a whole reply.
+- `message_delta` gives the stop reason and the final usage (with the thinking tokens as `reasoning`);
+  `message_stop` ends a whole reply. `input_transformations` (either event) become pi's
+  `anthropic_input_transformations` diagnostic of a whole reply.
 
 Usage is pi's: `input` is Anthropic's `input_tokens` (already without the cached part), `cacheRead`
 and `cacheWrite` its cache counts, `cacheWrite1h` the part written for an hour.
@@ -21,6 +23,7 @@ unexpected type, is logged once per reply (at INFO, as `responses_events` does) 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +48,7 @@ logger = logging.getLogger(__name__)
 REDACTED_THINKING_TEXT = "[Reasoning redacted]"
 REFUSAL_MESSAGE = "The model refused to complete the request"
 CACHE_MISS_DIAGNOSTIC = "anthropic_cache_miss"
+INPUT_TRANSFORMATIONS_DIAGNOSTIC = "anthropic_input_transformations"
 STREAM_ERROR_EVENT = "pi_stream_error"
 """How the client hands over an `event: error`: `{"type": STREAM_ERROR_EVENT, "data": <its text>}`."""
 QUIET_EVENTS = frozenset({"ping"})
@@ -92,6 +96,7 @@ class AnthropicAssembler:
         self.stop: tuple[StopReason, str | None] | None = None
         self.raw_stop_reason: str | None = None
         self.failure: str | None = None
+        self.transformations: list[dict[str, Any]] = []
         self._prices = prices
         self._blocks: dict[Any, _Block] = {}
         self._noted: set[str] = set()
@@ -141,6 +146,9 @@ class AnthropicAssembler:
             usage.cache_write = json_count(raw.get("cache_creation_input_tokens"))
         if start or creation.get("ephemeral_1h_input_tokens") is not None:
             usage.cache_write_1h = json_count(creation.get("ephemeral_1h_input_tokens"))
+        thinking = json_object(raw.get("output_tokens_details")).get("thinking_tokens")
+        if not start and thinking is not None:  # pi reads it from message_delta: part of `output`
+            usage.reasoning = json_count(thinking)
         usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
         usage.cost = compute_cost(usage, self._prices)
         self.partial.usage = usage
@@ -158,7 +166,30 @@ class AnthropicAssembler:
             self.partial.response_model = model
         self._usage(json_object(message.get("usage")), start=True)
         self._cache_diagnostics(message.get("diagnostics"))
+        self._transformations(message.get("input_transformations"))
         return []
+
+    def _transformations(self, raw: Any) -> None:
+        """Anthropic's `input_transformations` (what it changed in the request), kept as pi keeps them."""
+        if isinstance(raw, list):
+            self.transformations = [
+                {
+                    key: item[key]
+                    for key in ("type", "path", "reason")
+                    if isinstance(item, dict) and item.get(key) is not None
+                }
+                for item in raw
+            ]
+
+    def transformations_diagnostic(self) -> dict[str, Any] | None:
+        """pi's `anthropic_input_transformations` diagnostic of a whole reply, when Anthropic sent any."""
+        if not self.transformations:
+            return None
+        return {
+            "type": INPUT_TRANSFORMATIONS_DIAGNOSTIC,
+            "timestamp": int(time.time() * 1000),
+            "details": {"transformations": self.transformations},
+        }
 
     def _cache_diagnostics(self, raw: Any) -> None:
         """Anthropic's `diagnostics.cache_miss_reason` (asked for with `compat.sendCacheMissDiagnostics`)."""
@@ -267,6 +298,7 @@ class AnthropicAssembler:
         usage = event.get("usage")
         if isinstance(usage, dict):
             self._usage(usage, start=False)
+        self._transformations(event.get("input_transformations"))
         return []
 
     def _message_stop(self, event: dict[str, Any]) -> list[StreamEvent]:

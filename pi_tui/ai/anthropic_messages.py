@@ -30,6 +30,7 @@ from pi_tui.ai.messages import (
     UserBlock,
 )
 from pi_tui.ai.stream import LlmMessage, ToolSpec
+from pi_tui.ai.strict_schema import prefers_strict, sends_strict, strict_schema
 from pi_tui.config.model_config import ModelConfig
 
 WireMessage = dict[str, Any]
@@ -167,25 +168,72 @@ def mark_last_message(messages: list[WireMessage], marker: dict[str, str]) -> No
         content[-1] = {**content[-1], "cache_control": marker}
 
 
+# Keywords Anthropic's strict tool use refuses (a 400 for the whole request), pi 1.6's list.
+_STRICT_UNSUPPORTED_KEYWORDS = frozenset(
+    {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "maxItems",
+        "uniqueItems",
+        "minContains",
+        "maxContains",
+        "minProperties",
+        "maxProperties",
+    }
+)
+_STRICT_STRING_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+)
+
+
+def strict_unsupported(key: str, value: Any) -> bool:
+    """Whether Anthropic's strict mode refuses `key: value` in a schema."""
+    if key in _STRICT_UNSUPPORTED_KEYWORDS:
+        return True
+    if key == "minItems":
+        return value not in (0, 1) or isinstance(value, bool)
+    if key == "format":
+        return not isinstance(value, str) or value not in _STRICT_STRING_FORMATS
+    return False
+
+
 def to_anthropic_tools(
-    tools: Sequence[ToolSpec], *, eager_input_streaming: bool, marker: dict[str, str] | None
+    tools: Sequence[ToolSpec],
+    *,
+    eager_input_streaming: bool,
+    marker: dict[str, str] | None,
+    strict_tools: bool = False,
+    strict_preferred: bool = True,
 ) -> list[dict[str, Any]]:
     """The `tools` array: pi's legacy input schema (object, properties, required, and the schema's own
-    `additionalProperties` / `$defs` / `definitions`), the last tool carrying the cache marker."""
+    `additionalProperties` / `$defs` / `definitions`), the last tool carrying the cache marker. With
+    `strict_tools` (`compat.supportsStrictTools`, pi's catalog models), a tool that asks for it goes with
+    `strict: true` and its strict schema (`strict_schema`); `strict_preferred=False` sends the tools that
+    only prefer it without (after the server refused the strict set as too large)."""
     converted: list[dict[str, Any]] = []
     for position, tool in enumerate(tools):
-        schema = tool.parameters
-        input_schema: dict[str, Any] = {
+        strict = (strict_preferred or not prefers_strict(tool)) and sends_strict(
+            tool, strict_tools, strict_unsupported
+        )
+        schema = strict_schema(tool.parameters) if strict else tool.parameters
+        legacy: dict[str, Any] = {
             "type": "object",
             "properties": schema.get("properties", {}),
             "required": schema.get("required", []),
         }
         for key in ("additionalProperties", "$defs", "definitions"):
             if key in schema:
-                input_schema[key] = schema[key]
+                legacy[key] = schema[key]
+        # pi spreads the legacy keys over the strict schema: the schema's other keys stay, in its order.
+        input_schema = {**schema, **legacy} if strict else legacy
         entry: dict[str, Any] = {"name": tool.name, "description": tool.description}
         if eager_input_streaming:
             entry["eager_input_streaming"] = True
+        if strict:
+            entry["strict"] = True
         entry["input_schema"] = input_schema
         if marker is not None and position == len(tools) - 1:
             entry["cache_control"] = marker

@@ -18,13 +18,22 @@ event's data as its text; a `refusal` stop reason is an error reply that says th
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from pi_tui.ai import anthropic_threads as threads
-from pi_tui.ai.anthropic_errors import describe_anthropic_error, error_code, status_of
+from pi_tui.ai.anthropic_errors import (
+    describe_anthropic_error,
+    error_code,
+    is_strict_limit_error,
+    mark_strict_limits_exceeded,
+    status_of,
+    strict_limits_exceeded,
+    strict_tools_fallback_diagnostic,
+)
 from pi_tui.ai.anthropic_events import AnthropicAssembler
 from pi_tui.ai.anthropic_request import (
     AnthropicRequest,
@@ -34,7 +43,7 @@ from pi_tui.ai.anthropic_request import (
 )
 from pi_tui.ai.messages import AssistantMessage, ModelPrices
 from pi_tui.ai.openai_errors import redact_key
-from pi_tui.ai.provider_call import END_OF_STREAM, NO_API_KEY, ProviderCall, final_event, now_ms
+from pi_tui.ai.provider_call import NO_API_KEY, ProviderCall, final_event, now_ms
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
 from pi_tui.ai.warm_up import ANTHROPIC_CLIENT_MODULE
 from pi_tui.config.model_config import ModelConfig
@@ -45,9 +54,12 @@ logger = logging.getLogger(__name__)
 STREAM_ENDED_EARLY = "Anthropic stream ended without message_stop"
 OAUTH_KEY_MARK = "sk-ant-oat"
 UNSIGNED_THINKING_NOTE = (
-    "%d thinking block(s) of this conversation have no signature and go to the model as text: "
+    "{count} thinking block(s) of this conversation have no signature and go to the model as text: "
     "Anthropic's cache of the conversation may miss from there on"
 )
+UNSIGNED_THINKING_DIAGNOSTIC = "anthropic_unsigned_thinking"
+"""Recorded on the first reply of a session that had to send thinking without its signature; the session
+says its `message` to the user (`ProviderNoticeEvent`)."""
 _told_unsigned: set[str] = set()
 
 
@@ -134,11 +146,20 @@ class _Sender:
             )
 
 
-def _tell_unsigned(request: AnthropicRequest, session_id: str | None) -> None:
+def _tell_unsigned(request: AnthropicRequest, session_id: str | None, partial: AssistantMessage) -> None:
+    """Once per session: why the cache may miss, as a diagnostic of the reply the session shows."""
     key = session_id or ""
     if request.unsigned_thinking and key not in _told_unsigned:
         _told_unsigned.add(key)
-        logger.warning(UNSIGNED_THINKING_NOTE, request.unsigned_thinking)
+        text = UNSIGNED_THINKING_NOTE.format(count=request.unsigned_thinking)
+        logger.info(text)
+        diagnostic = {
+            "type": UNSIGNED_THINKING_DIAGNOSTIC,
+            "timestamp": now_ms(),
+            "message": text,
+            "details": {"blocks": request.unsigned_thinking},
+        }
+        partial.diagnostics = [*(partial.diagnostics or []), diagnostic]
 
 
 async def stream_anthropic(
@@ -156,20 +177,35 @@ async def stream_anthropic(
         sdk_module=ANTHROPIC_CLIENT_MODULE,
     )
     sender: _Sender | None = None
-    try:
-        request = build_anthropic_request(model, context, options)
-        _tell_unsigned(request, options.session_id)
+
+    async def open_stream(client: Any) -> Any:
+        nonlocal sender
+        strict_preferred = not strict_limits_exceeded(options.session_id)
+        request = build_anthropic_request(model, context, options, strict_preferred=strict_preferred)
+        _tell_unsigned(request, options.session_id, partial)
         sender = _Sender(model, options, request, partial)
-        await call.open(sender.open)
-        while (event := await call.next_item()) is not END_OF_STREAM:
-            for stream_event in assembler.feed(event if isinstance(event, dict) else {}):
-                yield stream_event
-            if assembler.failure is not None:
-                break
-    except Exception as error:
-        call.fail(error)
-    finally:
-        await call.close()
+        try:
+            return await sender.open(client)
+        except Exception as error:
+            if not (strict_preferred and request.preferred_strict and is_strict_limit_error(error)):
+                raise
+            # pi's rule: the strict set is too large for Claude, so this session's tools that only
+            # prefer strict go without from now on (switching back would rewrite the cached tools).
+            text, _ = describe_anthropic_error(error)
+            mark_strict_limits_exceeded(options.session_id)
+            partial.diagnostics = [*(partial.diagnostics or []), strict_tools_fallback_diagnostic(text)]
+            request = build_anthropic_request(model, context, options, strict_preferred=False)
+            sender = _Sender(model, options, request, partial)
+            return await sender.open(client)
+
+    def feed(event: Any) -> list[StreamEvent]:
+        return assembler.feed(event if isinstance(event, dict) else {})
+
+    async with contextlib.aclosing(
+        call.events(open_stream, feed, lambda: assembler.failure is not None)
+    ) as events:
+        async for stream_event in events:
+            yield stream_event
     for stream_event in assembler.close():
         yield stream_event
     failure = call.failure
@@ -185,7 +221,12 @@ async def stream_anthropic(
         )
     if failure is None and not assembler.finished:
         failure = (STREAM_ENDED_EARLY, None)
+    if assembler.raw_stop_reason is not None:
+        partial.raw_stop_reason = assembler.raw_stop_reason
     final = final_event(partial, failure, call.aborted, assembler.stop or ("stop", None))
+    transformed = assembler.transformations_diagnostic()
+    if final.type == "done" and transformed is not None:
+        partial.diagnostics = [*(partial.diagnostics or []), transformed]
     if final.type == "done" and sender is not None:
         sender.record(partial)
     yield final

@@ -8,8 +8,9 @@ output_config` (the provider adds `thread`, and `diagnostics` when asked for, se
 block, the last tool and the last block of the last message, each `{"type": "ephemeral"}`, with a
 `"ttl": "1h"` under `PI_CACHE_RETENTION=long`.
 
-`max_tokens` is pi's clamp to the window: the room left after pi's estimate of the context (the last
-reply's reported usage plus chars/4 of what follows it, or chars/4 of everything) and a safety margin.
+`max_tokens` is pi's clamp to the window (`output_room`, as for the other dialects): the room left after
+pi's estimate of the context (the last reply's reported usage plus 3.5 characters a token of what follows
+it, or of everything) and a safety margin.
 Thinking is a budget (`budget_tokens` per level, within `max_tokens`) or, for models whose
 `compat.forceAdaptiveThinking` is set, adaptive with `output_config.effort`. Every compat switch is in
 docs/providers.md.
@@ -17,7 +18,6 @@ docs/providers.md.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,17 +31,13 @@ from pi_tui.ai.anthropic_messages import (
 )
 from pi_tui.ai.chat_request import ProviderRequest, cache_retention
 from pi_tui.ai.convert import transform_messages
-from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.messages import (
     AssistantMessage,
-    ImageContent,
-    TextContent,
-    ThinkingContent,
     ThinkingLevel,
-    ToolCall,
-    UserBlock,
 )
-from pi_tui.ai.stream import LlmContext, LlmMessage, StreamOptions, ToolSpec
+from pi_tui.ai.output_room import output_tokens
+from pi_tui.ai.stream import LlmContext, LlmMessage, StreamOptions
+from pi_tui.ai.strict_schema import prefers_strict
 from pi_tui.config.model_config import ModelConfig
 
 MESSAGES_PATH = "/v1/messages?beta=true"
@@ -56,11 +52,6 @@ THINKING_DISPLAY = "summarized"
 THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 MIN_ANSWER_TOKENS = 1024
 """What a budget leaves for the answer inside `max_tokens`."""
-CONTEXT_SAFETY_TOKENS = 4096
-CONTEXT_SAFETY_RATIO = 0.15
-MIN_OUTPUT_WITH_RATIO_MARGIN = 32768
-CHARS_PER_TOKEN = 4
-IMAGE_CHARS = 4800
 _EFFORTS: dict[str, str] = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
 
 
@@ -75,6 +66,7 @@ class AnthropicCompat:
     force_adaptive_thinking: bool = False
     supports_message_threads: bool = False
     send_cache_miss_diagnostics: bool = False
+    supports_strict_tools: bool = False
 
 
 def anthropic_compat(model: ModelConfig) -> AnthropicCompat:
@@ -91,6 +83,7 @@ def anthropic_compat(model: ModelConfig) -> AnthropicCompat:
         force_adaptive_thinking=pick(set_.force_adaptive_thinking, False),
         supports_message_threads=pick(set_.supports_message_threads, "api.anthropic.com" in model.base_url),
         send_cache_miss_diagnostics=pick(set_.send_cache_miss_diagnostics, False),
+        supports_strict_tools=pick(set_.supports_strict_tools, False),
     )
 
 
@@ -103,88 +96,9 @@ def cache_marker(model: ModelConfig, options: StreamOptions) -> dict[str, str] |
     return {"type": "ephemeral"}
 
 
-# --- pi's estimate of the context, for the max_tokens clamp ---------------------------------------
-
-
-def _js_len(text: str) -> int:
-    """A string's length as JavaScript counts it (UTF-16 code units)."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def _tokens(chars: int) -> int:
-    return math.ceil(chars / CHARS_PER_TOKEN)
-
-
-def _content_chars(content: str | Sequence[UserBlock]) -> int:
-    if isinstance(content, str):
-        return _js_len(content)
-    return sum(
-        _js_len(block.text) if isinstance(block, TextContent) else IMAGE_CHARS
-        for block in content
-        if isinstance(block, TextContent | ImageContent)
-    )
-
-
-def _message_tokens(message: LlmMessage) -> int:
-    if not isinstance(message, AssistantMessage):
-        return _tokens(_content_chars(message.content))
-    chars = 0
-    for block in message.content:
-        if isinstance(block, TextContent):
-            chars += _js_len(block.text)
-        elif isinstance(block, ThinkingContent):
-            chars += _js_len(block.thinking)
-        elif isinstance(block, ToolCall):
-            chars += _js_len(block.name) + _js_len(js_dumps(block.arguments))
-    return _tokens(chars)
-
-
-def _tools_tokens(tools: Sequence[ToolSpec]) -> int:
-    if not tools:
-        return 0
-    described = [
-        {"name": tool.name, "description": tool.description, "parameters": tool.parameters} for tool in tools
-    ]
-    return _tokens(_js_len(js_dumps(described)))
-
-
-def _last_usage_index(messages: Sequence[LlmMessage]) -> int | None:
-    """pi's `getLastAssistantUsageInfo`: the last valid reply with usage that is not older than a message
-    before it (a compaction summary is newer than the replies it kept, so their usage no longer counts)."""
-    latest = -math.inf
-    found = None
-    for index, message in enumerate(messages):
-        if isinstance(message, AssistantMessage):
-            valid = not message.failed and message.usage.context_tokens() > 0
-            if valid and message.timestamp >= latest:
-                found = index
-        latest = max(latest, message.timestamp)
-    return found
-
-
-def estimate_context_tokens(context: LlmContext) -> int:
-    """pi's `estimateContextTokens` of a request: the last valid reply's usage plus estimates of the
-    messages after it; without one, the system prompt, the tools and every message estimated."""
-    messages = context.messages
-    index = _last_usage_index(messages)
-    if index is not None:
-        reply = messages[index]
-        assert isinstance(reply, AssistantMessage)
-        return reply.usage.context_tokens() + sum(map(_message_tokens, messages[index + 1 :]))
-    system = _tokens(_js_len(context.system_prompt)) + _tools_tokens(context.tools)
-    return system + sum(map(_message_tokens, messages))
-
-
 def clamp_max_tokens(model: ModelConfig, context: LlmContext, max_tokens: int) -> int:
-    """pi's `clampMaxTokensToContext`."""
-    if model.context_window <= 0:
-        return max(1, max_tokens)
-    estimate = estimate_context_tokens(context)
-    margin = max(CONTEXT_SAFETY_TOKENS, math.ceil(estimate * CONTEXT_SAFETY_RATIO))
-    room = model.context_window - estimate - margin
-    if room < MIN_OUTPUT_WITH_RATIO_MARGIN:
-        room = min(MIN_OUTPUT_WITH_RATIO_MARGIN, model.context_window - estimate - CONTEXT_SAFETY_TOKENS)
-    return min(max_tokens, max(1, room))
+    """pi's `clampMaxTokensToContext`, shared with the other dialects (`output_room`)."""
+    return output_tokens(model, context, max_tokens)
 
 
 # --- thinking -------------------------------------------------------------------------------------
@@ -267,6 +181,9 @@ def previous_reply_id(messages: Sequence[LlmMessage], model: ModelConfig) -> str
 class AnthropicRequest(ProviderRequest):
     unsigned_thinking: int = 0
     """Same-model thinking blocks that had to go without their signature."""
+    preferred_strict: bool = False
+    """Some tool went strict only because it prefers to (pi's `hasPreferredStrictTools`): the request can
+    go again without when the server finds the strict tools too many."""
 
 
 def threads_wanted(model: ModelConfig, options: StreamOptions) -> bool:
@@ -276,9 +193,10 @@ def threads_wanted(model: ModelConfig, options: StreamOptions) -> bool:
 
 
 def build_anthropic_request(
-    model: ModelConfig, context: LlmContext, options: StreamOptions
+    model: ModelConfig, context: LlmContext, options: StreamOptions, *, strict_preferred: bool = True
 ) -> AnthropicRequest:
-    """The full request for `context` (messages not yet transformed), before any thread is applied."""
+    """The full request for `context` (messages not yet transformed), before any thread is applied;
+    `strict_preferred=False` once the server refused this session's strict tools as too many."""
     compat = anthropic_compat(model)
     marker = cache_marker(model, options)
     messages = transform_messages(without_foreign_thinking(context.messages, model), model)
@@ -299,6 +217,8 @@ def build_anthropic_request(
             context.tools,
             eager_input_streaming=compat.supports_eager_tool_input_streaming,
             marker=tool_marker,
+            strict_tools=compat.supports_strict_tools,
+            strict_preferred=strict_preferred,
         )
     body.update(_thinking_params(model, options, budget))
     if options.tool_choice is not None:
@@ -309,6 +229,14 @@ def build_anthropic_request(
     betas = beta_features(model, context, options, threads=threads_wanted(model, options))
     if betas:
         headers[BETA_HEADER] = ",".join(betas)
+    preferred_strict = any(
+        tool.get("strict") is True and prefers_strict(spec)
+        for tool, spec in zip(body.get("tools") or [], context.tools, strict=False)
+    )
     return AnthropicRequest(
-        body=body, headers=headers, path=MESSAGES_PATH, unsigned_thinking=converted.unsigned_thinking
+        body=body,
+        headers=headers,
+        path=MESSAGES_PATH,
+        unsigned_thinking=converted.unsigned_thinking,
+        preferred_strict=preferred_strict,
     )

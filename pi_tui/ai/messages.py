@@ -239,7 +239,14 @@ class AssistantMessage(PiModel):
     response_id: str | None = omitted()
     response_model: str | None = omitted()
     diagnostics: list[dict[str, Any]] | None = omitted()
+    raw_stop_reason: str | None = omitted()
+    """The provider's own stop reason (Anthropic's `end_turn`, `tool_use`, `refusal`…), as pi 1.6 keeps it."""
     error_message: str | None = omitted()
+    duration_ms: int | None = omitted()
+    """From the request to the reply's end (pi 1.6's `durationMs`, a monotonic clock)."""
+    thinking_level: str | None = omitted()
+    """The thinking level the request asked for (`off` without thinking), as pi 1.6 records it; a str,
+    since pi's levels go beyond pi-tui's (`max`)."""
 
     @property
     def tool_calls(self) -> list[ToolCall]:

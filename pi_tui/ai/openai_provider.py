@@ -14,6 +14,7 @@ accepted; one that ends before it is an error whose text (`stream ended without 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
@@ -21,7 +22,7 @@ from pi_tui.ai.chat_request import ProviderRequest, build_chat_request
 from pi_tui.ai.messages import AssistantMessage, ModelPrices
 from pi_tui.ai.openai_chunks import ReplyAssembler, map_finish_reason
 from pi_tui.ai.openai_errors import MalformedStreamData
-from pi_tui.ai.provider_call import END_OF_STREAM, ProviderCall, final_event, now_ms
+from pi_tui.ai.provider_call import ProviderCall, final_event, now_ms
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
 from pi_tui.config.model_config import ModelConfig
 
@@ -57,16 +58,15 @@ async def stream_openai(
     yield StreamEvent("start", partial)
     assembler = ReplyAssembler(partial, ModelPrices.model_validate(model.cost.model_dump()))
     call = ProviderCall(model, options)
-    try:
-        request = build_chat_request(model, context, options)
-        await call.open(lambda client: _create_stream(client, request))
-        while (chunk := await call.next_item()) is not END_OF_STREAM:
-            for event in assembler.feed(chunk_dict(chunk)):
-                yield event
-    except Exception as error:
-        call.fail(error)
-    finally:
-        await call.close()
+
+    def create(client: Any) -> Awaitable[Any]:
+        return _create_stream(client, build_chat_request(model, context, options))
+
+    async with contextlib.aclosing(
+        call.events(create, lambda chunk: assembler.feed(chunk_dict(chunk)))
+    ) as events:
+        async for event in events:
+            yield event
     for event in assembler.close():
         yield event
     failure = call.failure

@@ -7,7 +7,8 @@ the 4,096, up to 32,768 tokens of output; never less than one token.
 
 The input estimate is pi 1.6's `estimateContextTokens`: the usage the last valid reply reported, plus
 3.5 characters a token (UTF-16 code units, as JavaScript counts them; an image 4,800 characters) for every
-message after it; without such a reply, every message, the system prompt and the tool declarations.
+message after it; without such a reply, every message, the system prompt and the tool declarations (pi's
+`toToolDeclaration`: name, description, parameters and `constrainedSampling`).
 """
 
 from __future__ import annotations
@@ -88,10 +89,7 @@ def estimated_input_tokens(context: LlmContext) -> int:
     if last is not None:
         index, used = last
         return used + sum(_message_tokens(message) for message in messages[index + 1 :])
-    declared = [
-        {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
-        for tool in context.tools
-    ]
+    declared = [tool.declaration() for tool in context.tools]
     prompt = _tokens(_js_len(context.system_prompt)) + (
         _tokens(_js_len(js_dumps(declared))) if declared else 0
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar
 
 from pi_tui.ai.abort import AbortSignal
@@ -241,3 +241,25 @@ class ProviderCall:
         self.race.close()
         await close_quietly(self._stream, self._client if self._pooled is None else None)
         await self._lease.aclose()
+
+    async def events(
+        self,
+        create: Callable[[Any], Awaitable[Any]],
+        feed: Callable[[Any], list[StreamEvent]],
+        stopped: Callable[[], bool] = lambda: False,
+    ) -> AsyncGenerator[StreamEvent]:
+        """Open the request with `create`, and yield what `feed` makes of each streamed item until the
+        stream ends or `stopped()` (a failure the stream itself reported); a failure on the way is
+        recorded (`fail`), never raised, and the call is closed in the end. Iterate it inside
+        `contextlib.aclosing`, so an abandoned reply closes its stream at once."""
+        try:
+            await self.open(create)
+            while (item := await self.next_item()) is not END_OF_STREAM:
+                for event in feed(item):
+                    yield event
+                if stopped():
+                    break
+        except Exception as error:
+            self.fail(error)
+        finally:
+            await self.close()

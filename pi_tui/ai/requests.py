@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pi_tui.ai.anthropic_errors import strict_limits_exceeded
 from pi_tui.ai.anthropic_request import ANTHROPIC_VERSION, build_anthropic_request
 from pi_tui.ai.chat_request import ProviderRequest, build_chat_request
 from pi_tui.ai.responses_request import build_responses_request
@@ -14,7 +15,9 @@ CREDENTIAL_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "x-goog
 
 def build_request(model: ModelConfig, context: LlmContext, options: StreamOptions) -> ProviderRequest:
     if model.api == "anthropic-messages":
-        return build_anthropic_request(model, context, options)
+        # As the provider would send it: without strict tools once Claude found them too many.
+        strict = not strict_limits_exceeded(options.session_id)
+        return build_anthropic_request(model, context, options, strict_preferred=strict)
     if model.api == "openai-responses":
         return build_responses_request(model, context, options)
     return build_chat_request(model, context, options)

@@ -12,13 +12,14 @@ and `error` events end the reply with the server's error text.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from pi_tui.ai.chat_request import ProviderRequest
 from pi_tui.ai.messages import AssistantMessage, ModelPrices
 from pi_tui.ai.openai_provider import chunk_dict
-from pi_tui.ai.provider_call import END_OF_STREAM, ProviderCall, final_event, now_ms
+from pi_tui.ai.provider_call import ProviderCall, final_event, now_ms
 from pi_tui.ai.responses_events import ResponsesAssembler
 from pi_tui.ai.responses_outcome import map_response_status
 from pi_tui.ai.responses_request import build_responses_request
@@ -62,18 +63,18 @@ async def stream_responses(
     yield StreamEvent("start", partial)
     assembler = ResponsesAssembler(partial, ModelPrices.model_validate(model.cost.model_dump()))
     call = ProviderCall(model, options, raw_events=True)
-    try:
-        request = build_responses_request(model, context, options)
-        await call.open(lambda client: _create_stream(client, request))
-        while (event := await call.next_item()) is not END_OF_STREAM:
-            for stream_event in assembler.feed(_as_event(event)):
-                yield stream_event
-            if assembler.failure is not None:
-                break
-    except Exception as error:
-        call.fail(error)
-    finally:
-        await call.close()
+
+    def create(client: Any) -> Awaitable[Any]:
+        return _create_stream(client, build_responses_request(model, context, options))
+
+    def feed(event: Any) -> list[StreamEvent]:
+        return assembler.feed(_as_event(event))
+
+    async with contextlib.aclosing(
+        call.events(create, feed, lambda: assembler.failure is not None)
+    ) as events:
+        async for stream_event in events:
+            yield stream_event
     for stream_event in assembler.close():
         yield stream_event
     failure = call.failure

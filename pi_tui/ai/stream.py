@@ -43,6 +43,20 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any]
+    constrained_sampling: dict[str, Any] | None = None
+    """pi 1.6's `constrainedSampling` (`{"type": "json_schema", "strict": "prefer"}` on pi's read, bash,
+    edit and write): whether the tool asks to be sent with a strict schema where the model supports it."""
+
+    def declaration(self) -> dict[str, Any]:
+        """pi's `toToolDeclaration`: what pi's estimate and session files count of a tool."""
+        declared: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+        if self.constrained_sampling is not None:
+            declared["constrainedSampling"] = self.constrained_sampling
+        return declared
 
 
 @dataclass

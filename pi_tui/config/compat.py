@@ -69,6 +69,7 @@ class CompatOverrides(BaseModel):
     allow_empty_signature: bool | None = None
     force_adaptive_thinking: bool | None = None
     send_cache_miss_diagnostics: bool | None = None
+    supports_strict_tools: bool | None = None
 
     def unknown_keys(self) -> list[str]:
         return sorted((self.model_extra or {}).keys())

@@ -26,6 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from pi_tui.config.anthropic_catalog import apply_catalog
 from pi_tui.config.bounds import clamp_integers
 from pi_tui.config.compat import CompatOverrides
 from pi_tui.config.json_locations import locate, value_offsets
@@ -361,12 +362,16 @@ def resolve_model(
         model.api = endpoint_api
         key = api_key or registry.api_key(provider, environment)
         source = "models.json"
-        diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
+        # The built-in provider's models keep pi's catalog facts when models.json only moves its endpoint.
+        known = provider == ANTHROPIC_PROVIDER and endpoint_api == ANTHROPIC_API and apply_catalog(model)
+        if not known:
+            diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
     elif ref and (anthropic := _anthropic_zero_config(ref, environment)) is not None:
         model = anthropic
         key = api_key or anthropic_env_key(environment)
         source = "zero-config"
-        diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
+        if not apply_catalog(model):
+            diagnostics.append(ModelsDiagnostic("warning", _unknown_window(ref)))
     elif ref:
         model = ModelConfig(
             id=ref,

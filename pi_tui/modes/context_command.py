@@ -21,7 +21,7 @@ from pydantic.alias_generators import to_camel
 
 from pi_tui.ai.served_window import probe_served_window
 from pi_tui.config.settings_files import load_settings
-from pi_tui.context.accounting.blame import drift_cause, drift_cost
+from pi_tui.context.accounting.blame import drift_cause, drift_cost, provider_blame
 from pi_tui.context.accounting.geometry import used_how
 from pi_tui.context.cache_policy import cache_settings_json, cache_settings_line
 from pi_tui.modes.request_preview import show_next_request
@@ -95,7 +95,11 @@ def inspector_json(data: InspectorData, notes: list[str]) -> dict[str, Any]:
                     "entryId": view.entry_id,
                     "record": view.record.model_dump(mode="json", by_alias=True, exclude_none=True),
                     "drift": (
-                        {**asdict(view.drift), "cause": drift_cause(view.drift)}
+                        {
+                            **asdict(view.drift),
+                            "cause": drift_cause(view.drift),
+                            "provider_cause": provider_blame(view.drift),
+                        }
                         if view.drift is not None
                         else None
                     ),
@@ -183,6 +187,9 @@ def print_report(
                 blame += f": {drift_cause(drift)}: {drift_cost(drift)}"
             if drift is not None:
                 blame += f"; cacheable {_n(drift.cacheable_tokens)}"
+                provider = provider_blame(drift)
+                if provider is not None:
+                    blame += f"; {provider}"
             out.write(
                 f"  {view.entry_id} {record.kind:<14} {_n(record.total_tokens()):>8} tok"
                 f"  {reported}  {blame}\n"

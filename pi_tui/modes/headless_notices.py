@@ -9,7 +9,12 @@ from __future__ import annotations
 from typing import TextIO
 
 from pi_tui.modes.user_messages import report
-from pi_tui.session.session_events import AnyEvent, AutoRetryStartEvent, CompactionEndEvent
+from pi_tui.session.session_events import (
+    AnyEvent,
+    AutoRetryStartEvent,
+    CompactionEndEvent,
+    ProviderNoticeEvent,
+)
 
 ERROR_CHARS = 200
 """A provider's error text is cut here on the retry line; the full text is in the session file."""
@@ -31,7 +36,8 @@ def retry_line(event: AutoRetryStartEvent) -> str:
 
 
 class HeadlessNotices:
-    """A session listener writing one line per retry wait and per failed automatic compaction.
+    """A session listener writing one line per retry wait, per failed automatic compaction and per
+    provider notice.
 
     `overflowed` is set when a request did not fit and could not be made to fit (the run failed even if
     the provider answered); `start_prompt` clears it for the next prompt."""
@@ -50,6 +56,8 @@ class HeadlessNotices:
             self._write(event.error_message)
             if event.reason == "overflow":
                 self.overflowed = True
+        elif isinstance(event, ProviderNoticeEvent):
+            self._write(event.text)
 
     def _write(self, line: str) -> None:
         report(self._stderr, line)

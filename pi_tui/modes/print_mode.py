@@ -23,7 +23,7 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.ai.valid_text import text_from_os
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.bounds import reserve_notes
-from pi_tui.config.models import resolve_model
+from pi_tui.config.models import ModelResolution, resolve_model
 from pi_tui.modes.headless_notices import HeadlessNotices
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.modes.session_command_support import report_file_problems
@@ -31,6 +31,7 @@ from pi_tui.modes.user_messages import report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
 from pi_tui.session.open_checks import continue_refusal, folder_warnings, missing_tool_note
+from pi_tui.session.runtime import recorded_model
 from pi_tui.session.services import AgentSessionServices
 from pi_tui.session.session_events import AnyEvent
 from pi_tui.session.store_opening import SessionOpenError, open_store
@@ -152,15 +153,22 @@ async def run_print_mode(
         return EXIT_ERROR
 
     resolution = resolve_model(options.model, options.base_url, options.api_key)
-    for diagnostic in resolution.diagnostics:
-        stderr.write(f"pi-tui: {diagnostic}\n")
-    if resolution.model is None:
-        return EXIT_ERROR
-
     try:
         store = open_store(options.session, cwd, cwd_override=options.cwd_override)
     except SessionOpenError as error:
         stderr.write(f"pi-tui: {error}\n")
+        return EXIT_ERROR
+    if resolution.model is None and options.model is None and options.base_url is None and store.entries:
+        # A continued session without models.json models goes on with the model it used when pi-tui
+        # knows it (pi's Anthropic catalog), as pi continues it.
+        restored = recorded_model(store)
+        if restored is not None:
+            model, key = restored
+            kept = [problem for problem in resolution.diagnostics if problem.severity != "error"]
+            resolution = ModelResolution(model, options.api_key or key, "zero-config", kept)
+    for diagnostic in resolution.diagnostics:
+        stderr.write(f"pi-tui: {diagnostic}\n")
+    if resolution.model is None:
         return EXIT_ERROR
     refusal = continue_refusal(store)
     if refusal is not None:

@@ -52,7 +52,9 @@ from pi_tui.session.result_keys import redact_keys_in_result
 from pi_tui.session.served_window_check import learn_served_window
 from pi_tui.session.session_controls import SessionControls
 from pi_tui.session.session_events import (
+    NOTICE_DIAGNOSTICS,
     AnyEvent,
+    ProviderNoticeEvent,
     SessionTreeEvent,
 )
 from pi_tui.session.session_setup import (
@@ -212,6 +214,11 @@ class AgentSession(SessionControls):
                 await self._recorder.flush()
                 self._compaction.note_reply(event.message)
         await self.emit(event)
+        if isinstance(event, MessageEndEvent) and isinstance(event.message, AssistantMessage):
+            for diagnostic in event.message.diagnostics or []:
+                text = diagnostic.get("message")
+                if diagnostic.get("type") in NOTICE_DIAGNOSTICS and isinstance(text, str):
+                    await self.emit(ProviderNoticeEvent(text))
 
     async def emit(self, event: AnyEvent) -> None:
         """Hand `event` to every listener in turn (agent events and the session's own)."""

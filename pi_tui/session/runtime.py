@@ -25,8 +25,9 @@ from pi_tui.agent.maybe_await import maybe_await
 from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import ThinkingLevel, UserMessage
 from pi_tui.ai.stream import StreamFunction
+from pi_tui.config.anthropic_catalog import CATALOG_WINDOW
 from pi_tui.config.model_config import ModelConfig
-from pi_tui.config.models import load_registry
+from pi_tui.config.models import load_registry, resolve_model
 from pi_tui.config.paths import ensure_private_dir, session_dir_for_cwd
 from pi_tui.session.agent_session import AgentSession, SessionConfig, SessionListener
 from pi_tui.session.services import AgentSessionServices
@@ -260,13 +261,21 @@ class AgentSessionRuntime:
 
 
 def recorded_model(store: SessionStore) -> tuple[ModelConfig, str] | None:
-    """The model the session last used, if models.json lists it and its provider has a key."""
+    """The model the session last used, if models.json lists it (or its provider is one pi-tui knows
+    without it: Anthropic's built-in provider, pi's catalog) and its provider has a key."""
     recorded = store.build_context().model
     if recorded is None:
         return None
     registry = load_registry()
-    model = registry.find(f"{recorded.provider}/{recorded.model_id}")
-    if model is None or model.provider != recorded.provider:
+    ref = f"{recorded.provider}/{recorded.model_id}"
+    model = registry.find(ref)
+    if model is None:
+        resolved = resolve_model(ref, registry=registry)
+        found = resolved.model
+        if found is None or found.window_source != CATALOG_WINDOW or found.provider != recorded.provider:
+            return None
+        return (found, resolved.api_key) if resolved.api_key else None
+    if model.provider != recorded.provider:
         return None
     key = registry.api_key(model.provider, os.environ)
     return (model.model_copy(deep=True), key) if key else None

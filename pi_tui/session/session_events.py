@@ -65,6 +65,22 @@ class ModelFallbackEvent:
 
 
 @dataclass(frozen=True)
+class ProviderNoticeEvent:
+    """Beyond pi: something the provider's request had to do that the user should know once, e.g. that
+    thinking without a signature went as text, so the provider's cache may miss from there."""
+
+    text: str
+    type: Literal["provider_notice"] = field(default="provider_notice", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "text": self.text}
+
+
+NOTICE_DIAGNOSTICS = frozenset({"anthropic_unsigned_thinking"})
+"""Reply diagnostics whose `message` the session says to the user (`ProviderNoticeEvent`)."""
+
+
+@dataclass(frozen=True)
 class QueueUpdateEvent:
     """The texts waiting in the steering and follow-up queues changed (pi's `queue_update`)."""
 
@@ -308,6 +324,7 @@ SessionEvent: TypeAlias = (
     | AutoRetryStartEvent
     | AutoRetryEndEvent
     | ModelFallbackEvent
+    | ProviderNoticeEvent
     | QueueUpdateEvent
     | SessionInfoChangedEvent
     | ModelChangedEvent

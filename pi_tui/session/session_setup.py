@@ -40,15 +40,33 @@ DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium"
 CYCLED_THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
 
 
+def _unavailable(model: ModelConfig) -> set[str]:
+    """Levels the model's `thinkingLevelMap` maps to null: it has no such level (pi's rule)."""
+    return {level for level, word in (model.thinking_level_map or {}).items() if word is None}
+
+
 def clamp_thinking(level: ThinkingLevel, model: ModelConfig | None) -> ThinkingLevel:
-    """Models without reasoning only take `off`; `xhigh` is sent as `high` by the provider."""
+    """Models without reasoning only take `off`; `xhigh` is sent as `high` by the provider. A level the
+    model's `thinkingLevelMap` maps to null becomes the next one up it has, else the next one down, as pi
+    clamps it (pi's catalog: some Claude models cannot think at `minimal`, or not at all be `off`)."""
     if model is None or not model.reasoning:
         return "off"
-    return level if level in THINKING_LEVELS else DEFAULT_THINKING_LEVEL
+    wanted = level if level in THINKING_LEVELS else DEFAULT_THINKING_LEVEL
+    missing = _unavailable(model)
+    if wanted not in missing:
+        return wanted
+    at = THINKING_LEVELS.index(wanted)
+    for candidate in (*THINKING_LEVELS[at:], *reversed(THINKING_LEVELS[:at])):
+        if candidate not in missing:
+            return candidate
+    return wanted
 
 
 def available_thinking_levels(model: ModelConfig | None) -> tuple[ThinkingLevel, ...]:
-    return CYCLED_THINKING_LEVELS if model is not None and model.reasoning else ("off",)
+    if model is None or not model.reasoning:
+        return ("off",)
+    missing = _unavailable(model)
+    return tuple(level for level in CYCLED_THINKING_LEVELS if level not in missing) or CYCLED_THINKING_LEVELS
 
 
 def spill_dir_for(store: SessionStore) -> Path | None:

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from pi_tui.agent.maybe_await import maybe_await
-from pi_tui.agent.tool import AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import STRICT_WHERE_SUPPORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.js_json import js_number
 from pi_tui.ai.messages import TextContent
@@ -35,6 +35,7 @@ class BashTool(AgentTool[BashParams]):
         "first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds."
     )
     parameters: ClassVar[type[ToolParams]] = BashParams
+    constrained_sampling: ClassVar[dict[str, Any] | None] = STRICT_WHERE_SUPPORTED
     prompt_snippet: ClassVar[str | None] = "Execute bash commands (ls, grep, find, etc.)"
 
     def __init__(

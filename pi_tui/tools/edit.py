@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import ConfigDict, Field
 
-from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import OPERATION_ABORTED, STRICT_WHERE_SUPPORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.config.regular_files import FileTooLarge, NotRegularFile, open_regular, read_bounded
 from pi_tui.tools.edit_diff import (
@@ -76,6 +76,7 @@ class EditTool(AgentTool[EditParams]):
         "regions just to connect distant changes."
     )
     parameters: ClassVar[type[ToolParams]] = EditParams
+    constrained_sampling: ClassVar[dict[str, Any] | None] = STRICT_WHERE_SUPPORTED
     prompt_snippet: ClassVar[str | None] = (
         "Make precise file edits with exact text replacement, including multiple disjoint edits in one call"
     )

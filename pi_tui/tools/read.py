@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, ClassVar
 
 from pydantic import Field
 
-from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import OPERATION_ABORTED, STRICT_WHERE_SUPPORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.ai.messages import ImageContent, TextContent
 from pi_tui.config.regular_files import NotRegularFile, open_regular
@@ -59,6 +59,7 @@ class ReadTool(AgentTool[ReadParams]):
         "need the full file, continue with offset until complete."
     )
     parameters: ClassVar[type[ToolParams]] = ReadParams
+    constrained_sampling: ClassVar[dict[str, Any] | None] = STRICT_WHERE_SUPPORTED
     prompt_snippet: ClassVar[str | None] = "Read file contents"
     prompt_guidelines: ClassVar[tuple[str, ...]] = ("Use read to examine files instead of cat or sed.",)
 

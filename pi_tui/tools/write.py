@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from pi_tui.agent.tool import OPERATION_ABORTED, AgentTool, ToolResult, UpdateCallback
+from pi_tui.agent.tool import OPERATION_ABORTED, STRICT_WHERE_SUPPORTED, AgentTool, ToolResult, UpdateCallback
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.config.regular_files import NotRegularFile, check_regular, open_regular
 from pi_tui.tools.edit_diff import file_change_diff
@@ -53,6 +53,7 @@ class WriteTool(AgentTool[WriteParams]):
         "creates parent directories."
     )
     parameters: ClassVar[type[ToolParams]] = WriteParams
+    constrained_sampling: ClassVar[dict[str, Any] | None] = STRICT_WHERE_SUPPORTED
     prompt_snippet: ClassVar[str | None] = "Create or overwrite files"
     prompt_guidelines: ClassVar[tuple[str, ...]] = ("Use write only for new files or complete rewrites.",)
 

@@ -18,7 +18,7 @@ from pi_tui.ai.messages import AgentMessage, CompactionSummaryMessage, SystemMes
 from pi_tui.ai.openai_messages import to_openai_messages, to_openai_tools
 from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.model_config import ModelConfig
-from pi_tui.context.accounting.blame import drift_cause, drift_cost
+from pi_tui.context.accounting.blame import drift_cause, drift_cost, provider_blame
 from pi_tui.context.accounting.drift import DriftEvent
 from pi_tui.context.accounting.geometry import used_how
 from pi_tui.context.accounting.ledger import BranchLedger, Zone
@@ -282,10 +282,12 @@ class DriftAlert:
 
 
 def drift_event_text(event: DriftEvent, *, requests_ago: int = 0) -> str:
+    provider = provider_blame(event)
+    beside = f" · {provider}" if provider is not None else ""
     if not event.drifted:
-        return "No drift: the last request only appended"
+        return f"No drift: the last request only appended{beside}"
     when = f" {requests_ago} request{'s' if requests_ago != 1 else ''} ago" if requests_ago else ""
-    return f"Drift{when}: {drift_cause(event)}: {drift_cost(event)}"
+    return f"Drift{when}: {drift_cause(event)}: {drift_cost(event)}{beside}"
 
 
 def drift_alerts(data: InspectorData, limit: int = 2) -> list[DriftAlert]:

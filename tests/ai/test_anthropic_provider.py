@@ -17,9 +17,10 @@ from pi_tui.ai.messages import AssistantMessage, TextContent, ThinkingContent, T
 from pi_tui.ai.overflow import is_context_overflow
 from pi_tui.ai.providers import stream_by_api
 from pi_tui.ai.retryable import is_retryable_error
-from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions
+from pi_tui.ai.stream import LlmContext, StreamEvent, StreamOptions, ToolSpec
 from pi_tui.config.compat import CompatOverrides
 from pi_tui.config.model_config import ModelConfig
+from tests.interop.headless import run_main
 from tests.support.abort_midstream import abort_at_first_text
 from tests.support.anthropic_stream import (
     Thinking,
@@ -30,6 +31,7 @@ from tests.support.anthropic_stream import (
     usage_block,
 )
 from tests.support.openai_server import OpenAIServer, StreamReply
+from tests.support.pi_anthropic import install
 
 API_KEY = "sk-ant-test-secret-123"
 
@@ -186,15 +188,40 @@ async def test_unsigned_thinking_goes_as_text_and_the_user_is_told_once(
     )
     context = make_context()
     context.messages += [unsigned, UserMessage(content=[TextContent(text="more")], timestamp=3)]
-    with caplog.at_level(logging.WARNING, logger="pi_tui.ai.anthropic_provider"):
-        await collect(openai_server, model, context, session_id="s-unsigned")
-        await collect(openai_server, model, context, session_id="s-unsigned")
+    _, first = await collect(openai_server, model, context, session_id="s-unsigned")
+    _, second = await collect(openai_server, model, context, session_id="s-unsigned")
     assert openai_server.requests[0].body["messages"][1]["content"][0] == {
         "type": "text",
         "text": "no signature here",
     }
-    notes = [record for record in caplog.records if "no signature" in record.getMessage()]
-    assert len(notes) == 1
+    assert first.diagnostics is not None
+    (note,) = [d for d in first.diagnostics if d["type"] == "anthropic_unsigned_thinking"]
+    assert note["message"] == (
+        "1 thinking block(s) of this conversation have no signature and go to the model as text: "
+        "Anthropic's cache of the conversation may miss from there on"
+    )
+    assert not second.diagnostics  # told once per session
+
+
+async def test_the_unsigned_thinking_note_reaches_the_user_once(
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gateway that streams thinking without signatures: from the second prompt on that thinking goes
+    as text, and a `-p` run says once on stderr why Anthropic's cache may miss."""
+    ref = install("b-thinking", openai_server)
+    openai_server.enqueue(
+        *(
+            anthropic_reply(thinking=[Thinking("pondering", "")], text=text)
+            for text in ("One.", "Two.", "Three.")
+        )
+    )
+    assert await run_main(["-p", "--model", ref, "--thinking", "high", "a", "b", "c"], monkeypatch) == 0
+    err = capsys.readouterr().err
+    assert err.count("have no signature and go to the model as text") == 1
+    assert openai_server.requests[2].body["messages"][1]["content"][0] == {
+        "type": "text",
+        "text": "pondering",
+    }
 
 
 async def test_http_errors_read_as_pis(openai_server: OpenAIServer) -> None:
@@ -439,3 +466,95 @@ async def test_cache_miss_diagnostics_are_asked_for_only_when_switched_on(
     assert message.diagnostics == [
         {"type": "anthropic_cache_miss", "details": {"reason": "system_changed", "missedTokens": 1234}}
     ]
+
+
+STRICT_PREFER = {"type": "json_schema", "strict": "prefer"}
+COMMAND_SCHEMA = {
+    "type": "object",
+    "required": ["command"],
+    "properties": {"command": {"type": "string"}, "timeout": {"type": "number"}},
+}
+
+
+def strict_context() -> LlmContext:
+    context = make_context()
+    context.tools = [
+        ToolSpec("bash", "Run a command.", COMMAND_SCHEMA, STRICT_PREFER),
+        ToolSpec("ls", "List a folder.", {"type": "object", "properties": {"path": {"type": "string"}}}),
+    ]
+    return context
+
+
+async def test_strict_tools_go_strict_and_fall_back_when_claude_finds_them_too_many(
+    openai_server: OpenAIServer,
+) -> None:
+    """`supportsStrictTools`: a tool that prefers strict goes with `strict: true` and its strict schema
+    (the optional `timeout` required but nullable), one that does not ask stays as it is. Claude refusing
+    the strict set as too large: the same request again at once without strict, the reply noting it, and
+    the session's next request without strict too (pi's rule: no cache-breaking switch back)."""
+    model = make_model(openai_server, compat=CompatOverrides(supports_strict_tools=True))
+    openai_server.enqueue(
+        anthropic_reply(text="ok"),
+        anthropic_error(400, "invalid_request_error", "Too many strict tools (24 > 20)"),
+        anthropic_reply(text="fine"),
+        anthropic_reply(text="still"),
+    )
+    await collect(openai_server, model, strict_context(), session_id="s-strict-1")
+    bash, ls = openai_server.requests[0].body["tools"]
+    assert bash["strict"] is True and "strict" not in ls
+    assert bash["input_schema"] == {
+        "type": "object",
+        "required": ["command", "timeout"],
+        "properties": {
+            "command": {"type": "string"},
+            "timeout": {"anyOf": [{"type": "number"}, {"type": "null"}]},
+        },
+        "additionalProperties": False,
+    }
+    _, fell_back = await collect(openai_server, model, strict_context(), session_id="s-strict-2")
+    refused, resent = openai_server.requests[1:3]
+    assert refused.body["tools"][0]["strict"] is True
+    assert "strict" not in resent.body["tools"][0]
+    assert resent.body["tools"][0]["input_schema"] == {**COMMAND_SCHEMA}
+    assert fell_back.stop_reason == "stop" and fell_back.text == "fine"
+    assert fell_back.diagnostics is not None
+    assert fell_back.diagnostics[0]["type"] == "anthropic_strict_tools_fallback"
+    assert fell_back.diagnostics[0]["details"] == {"reason": "strict_tool_limits_exceeded"}
+    await collect(openai_server, model, strict_context(), session_id="s-strict-2")
+    assert "strict" not in openai_server.requests[3].body["tools"][0]
+
+
+async def test_a_400_about_strict_names_the_switch(openai_server: OpenAIServer) -> None:
+    openai_server.enqueue(
+        anthropic_error(400, "invalid_request_error", "tools.0.strict: Extra inputs are not permitted")
+    )
+    model = make_model(openai_server, compat=CompatOverrides(supports_strict_tools=True))
+    _, message = await collect(openai_server, model, strict_context())
+    assert message.error_message is not None
+    assert '"supportsStrictTools": false' in message.error_message
+    assert len(openai_server.requests) == 1  # not a strict-limit refusal: nothing resent
+
+
+async def test_input_transformations_and_thinking_tokens_are_kept_as_pi_keeps_them(
+    openai_server: OpenAIServer,
+) -> None:
+    """Anthropic's `input_transformations` become pi's `anthropic_input_transformations` diagnostic of
+    the reply (type, path, reason; absent keys left out) and `output_tokens_details.thinking_tokens` of
+    `message_delta` the usage's `reasoning`."""
+    events: list[dict[str, Any] | str] = []
+    for item in anthropic_reply(text="ok").chunks:
+        if isinstance(item, dict) and item.get("type") == "message_start":
+            changed = [{"type": "tool_choice_dropped", "path": "tool_choice", "reason": None}]
+            item = {**item, "message": {**item["message"], "input_transformations": changed}}
+        if isinstance(item, dict) and item.get("type") == "message_delta":
+            item = {**item, "usage": {**item["usage"], "output_tokens_details": {"thinking_tokens": 3}}}
+        events.append(item)
+    openai_server.enqueue(StreamReply(events))
+    _, message = await collect(openai_server)
+    assert message.usage.reasoning == 3
+    assert message.diagnostics is not None
+    (diagnostic,) = message.diagnostics
+    assert diagnostic["type"] == "anthropic_input_transformations"
+    assert diagnostic["details"] == {
+        "transformations": [{"type": "tool_choice_dropped", "path": "tool_choice"}]
+    }

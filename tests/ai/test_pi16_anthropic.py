@@ -17,10 +17,22 @@ from typing import Any
 import pytest
 
 from pi_tui.ai import anthropic_threads
+from pi_tui.ai.anthropic_messages import to_anthropic_tools
+from pi_tui.ai.output_room import estimated_input_tokens, output_tokens
+from pi_tui.ai.stream import ToolSpec
+from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import pi_tui_home
 from tests.interop.headless import run_main
 from tests.support.openai_server import OpenAIServer
-from tests.support.pi_anthropic import install, load, pi_assistants, pi_requests, script_replies
+from tests.support.pi_anthropic import (
+    install,
+    load,
+    pi_assistants,
+    pi_prose_contexts,
+    pi_requests,
+    pi_session_entries,
+    script_replies,
+)
 
 MEANINGFUL_HEADERS = (
     "anthropic-version",
@@ -31,7 +43,10 @@ MEANINGFUL_HEADERS = (
     "anthropic-dangerous-direct-browser-access",
     "content-type",
 )
-SHARED = ("a-plain", "b-thinking", "c-long-cache", "d-threads", "e-retry")
+SHARED = ("a-plain", "b-thinking", "c-long-cache", "d-threads", "e-retry", "g2-builtin-strict")
+"""The shared recordings, and g2 (recorded here with tests/live/pi16_anthropic_recorder.py): the built-in
+`anthropic` provider moved to loopback, pi's catalog model `claude-sonnet-4-6` (adaptive thinking, strict
+tools, 128,000 output tokens), `ANTHROPIC_AUTH_TOKEN` as bearer."""
 
 
 def without_prose(body: dict[str, Any]) -> dict[str, Any]:
@@ -89,15 +104,27 @@ def stored_assistants(path: Path) -> list[dict[str, Any]]:
     return found
 
 
-COMPARED_REPLY_FIELDS = ("content", "api", "provider", "model", "usage", "stopReason", "responseId")
+COMPARED_REPLY_FIELDS = (
+    "content",
+    "api",
+    "provider",
+    "model",
+    "usage",
+    "stopReason",
+    "responseId",
+    "rawStopReason",
+    "thinkingLevel",
+)
 
 
-@pytest.mark.parametrize("name", ["b-thinking", "c-long-cache"])
+@pytest.mark.parametrize("name", ["a-plain", "b-thinking", "c-long-cache"])
 async def test_replies_are_stored_as_pi_stores_them(
     name: str, openai_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Thinking with its signature, redacted thinking as `[Reasoning redacted]` with its data, usage with
-    `cacheWrite1h` and the cost of a 1-hour write: field for field what pi wrote."""
+    `cacheWrite1h` and the cost of a 1-hour write, Anthropic's own stop reason (`rawStopReason`) and the
+    thinking level asked for: field for field what pi wrote. `durationMs` is kept too (timing, not
+    compared by value)."""
     await replay(name, openai_server, tmp_path, monkeypatch)
     (session_file,) = sorted((pi_tui_home() / "sessions").rglob("*.jsonl"))
 
@@ -107,9 +134,9 @@ async def test_replies_are_stored_as_pi_stores_them(
         shown["usage"]["cost"].pop("totalFromProvider", None)
         return shown
 
-    assert [view(message) for message in stored_assistants(session_file)] == [
-        view(message) for message in pi_assistants(name)
-    ]
+    ours = stored_assistants(session_file)
+    assert [view(message) for message in ours] == [view(message) for message in pi_assistants(name)]
+    assert all(isinstance(message.get("durationMs"), int) for message in ours)
 
 
 async def test_compacted_conversation_equals_pis(
@@ -117,14 +144,14 @@ async def test_compacted_conversation_equals_pis(
 ) -> None:
     """f-compaction: a 32000-token window, so `max_tokens` is clamped; after the threshold compaction the
     third prompt sends pi's messages (summary, the kept turn, the prompt). pi-tui asks for the summary in
-    its own words (docs/compaction.md), so that request is not compared. `max_tokens` is pi's clamp of
-    pi-tui's own estimate: where the estimate is of prose (no usable reply usage: the first request, and
-    the first after the compaction, whose summary is newer than the reply it kept) it differs with the
-    prose; where it is reply usage plus the messages after it, it is pi's within 2 tokens."""
+    its own words (docs/compaction.md), so that request is not compared. Where pi estimated the context
+    from the last reply's usage plus the messages after it (requests 2 and 3), `max_tokens` equals pi's
+    exactly; where it estimated prose (request 1, and 5: the summary is newer than the reply it kept, so
+    that reply's usage no longer counts), pi-tui's prose is its own, and the estimate is checked on pi's
+    prose in `test_the_output_cap_estimate_is_pis`."""
     await replay("f-compaction", openai_server, tmp_path, monkeypatch)
     expected = pi_requests("f-compaction")
     assert len(openai_server.requests) == len(expected) == 5
-    prose_estimates = {1, 5}
     for number, (ours, theirs) in enumerate(zip(openai_server.requests, expected, strict=True), start=1):
         if number == 4:
             assert "context summarization assistant" in theirs["body"]["system"][0]["text"]
@@ -133,5 +160,54 @@ async def test_compacted_conversation_equals_pis(
         our_max, pi_max = mine.pop("max_tokens"), pis.pop("max_tokens")
         assert mine == pis, f"request {number}: body"
         assert 16000 < our_max < 32000 and pi_max < 32000, f"request {number}: clamped, with room to answer"
-        if number not in prose_estimates:
-            assert abs(our_max - pi_max) <= 2, f"request {number}: max_tokens {our_max} vs {pi_max}"
+        if number in (2, 3):
+            assert our_max == pi_max, f"request {number}: max_tokens"
+
+
+PI_PROSE_ESTIMATES = {1: 1497, 5: 1640}
+"""pi 1.6.0's own `estimateContextTokens` (pi-ai dist/utils/estimate.js, run with Node 22) of f-compaction's
+requests 1 and 5 as the fixture holds them: the system message, the tool declarations and the messages
+(request 5: the compaction's `systemMessage`, the summary and what the compaction kept)."""
+SCRUBBED_PROSE_TOKENS = 14
+"""What pi's recorded `max_tokens` of those two requests lack against the estimate of the scrubbed files:
+the fixtures replace three paths of pi's package folder and the project folder in the system prompt by
+shorter ones (README, Scrub), which pi counted at their real length. The same 14 tokens in both requests,
+as the same system prompt is in both; tests/live/test_pi16_anthropic_live.py checks with unscrubbed paths
+that the estimate gives pi's `max_tokens` to the token."""
+
+
+def test_the_output_cap_estimate_is_pis() -> None:
+    """pi-tui's estimate of pi's own context (its system prompt, tool declarations with
+    `constrainedSampling`, messages, chars/3.5) is pi's, to the token, and the clamp over it is pi's."""
+    session = pi_session_entries("f-compaction")
+    requests = pi_requests("f-compaction")
+    model = ModelConfig(id="claude-plain-4", context_window=32000, max_tokens=32000, api="anthropic-messages")
+    for number, context in pi_prose_contexts(session, requests).items():
+        assert estimated_input_tokens(context) == PI_PROSE_ESTIMATES[number], f"request {number}"
+        pi_max = requests[number - 1]["body"]["max_tokens"]
+        assert output_tokens(model, context) == pi_max + SCRUBBED_PROSE_TOKENS, f"request {number}"
+
+
+def test_strict_tools_are_pis_byte_for_byte() -> None:
+    """g2: pi's own tool declarations (from its session's system message), converted by pi-tui for a
+    catalog model, are the `tools` pi sent: `strict: true`, every property required, the optional ones
+    `anyOf [..., {"type": "null"}]`, `additionalProperties: false`, the keys in pi's order, the last tool
+    with the cache marker."""
+    session = pi_session_entries("g2-builtin-strict")
+    system = next(
+        entry["message"]
+        for entry in session
+        if entry["type"] == "message" and entry["message"]["role"] == "system"
+    )
+    specs = [
+        ToolSpec(tool["name"], tool["description"], tool["parameters"], tool.get("constrainedSampling"))
+        for tool in system["toolsAdded"]
+    ]
+    sent = pi_requests("g2-builtin-strict")[0]["body"]["tools"]
+    ours = to_anthropic_tools(
+        specs, eager_input_streaming=True, marker={"type": "ephemeral"}, strict_tools=True
+    )
+    assert json.dumps(ours) == json.dumps(sent)
+    assert all(tool["strict"] is True for tool in ours)
+    plain = to_anthropic_tools(specs, eager_input_streaming=True, marker=None, strict_tools=False)
+    assert not any("strict" in tool for tool in plain)

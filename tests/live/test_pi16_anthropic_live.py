@@ -20,11 +20,14 @@ from typing import Any
 import pytest
 
 from pi_tui.ai import anthropic_threads
+from pi_tui.ai.output_room import output_tokens
+from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.paths import pi_tui_home
 from tests.interop.headless import run_main
+from tests.live.pi16_anthropic_recorder import record
 from tests.support.anthropic_stream import Thinking, ToolUse, anthropic_reply
 from tests.support.openai_server import OpenAIServer
-from tests.support.pi_anthropic import fixture, load
+from tests.support.pi_anthropic import fixture, load, pi_prose_contexts
 
 PI16_BIN = os.environ.get("PI16_BIN", "")
 pytestmark = pytest.mark.skipif(
@@ -148,3 +151,20 @@ async def test_pi16_continues_a_pi_tui_session_and_pi_tui_continues_pis(
     assert without_markers(ours_after["messages"][: len(pis["messages"])]) == without_markers(pis["messages"])
     assert ours_after["messages"][-1]["content"][-1]["text"] == "Bye now."
     assert len(ours_after["messages"]) == len(pis["messages"]) + 2
+
+
+async def test_pis_output_cap_on_a_prose_estimate_is_pi_tuis_to_the_token(tmp_path: Path) -> None:
+    """f-compaction recorded afresh by pi 1.6, paths unscrubbed: for the requests whose `max_tokens` pi
+    clamped on an estimate of prose (the first, and the first after the compaction), pi-tui's estimate of
+    the same context (pi's system prompt, tool declarations and messages) gives pi's `max_tokens`
+    exactly. The committed fixture differs by the scrubbed paths' length (test_pi16_anthropic.py)."""
+    requests_text, session_text = await record(Path(PI16_BIN), "f-compaction", tmp_path, scrubbed=False)
+    requests = [json.loads(line) for line in requests_text.splitlines()]
+    session = [json.loads(line) for line in session_text.splitlines()]
+    model = ModelConfig(id="claude-plain-4", context_window=32000, max_tokens=32000, api="anthropic-messages")
+    contexts = pi_prose_contexts(session, requests)
+    assert sorted(contexts) == [1, 5]
+    for number, context in contexts.items():
+        assert output_tokens(model, context) == requests[number - 1]["body"]["max_tokens"], (
+            f"request {number}"
+        )

@@ -9,13 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from pi_tui.ai.messages import AssistantMessage
 from pi_tui.config.models import resolve_model
+from pi_tui.config.paths import models_path
 from pi_tui.config.settings import Settings
 from pi_tui.context.resources import load_resources
 from pi_tui.modes.context_command import run_context_command
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.inspector import build_inspector_data
 from pi_tui.session_file.store import SessionStore
+from pi_tui.tui.inspector_view import drift_alerts
+from tests.support.anthropic_stream import anthropic_reply
 from tests.support.cache_emulator import PromptCache
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
 from tests.support.pi_dialects import install_models
@@ -166,3 +170,66 @@ async def test_a_cloned_session_blames_its_new_cache_key(
     assert f"cache_key: the cache key changed ({old} → {new}): {cost} tokens had to be re-read" in (
         capsys.readouterr().out
     )
+
+
+async def test_anthropic_says_why_its_cache_missed_beside_pi_tuis_blame(
+    openai_server: OpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With `compat.sendCacheMissDiagnostics` each request names the previous reply; the server answers
+    with Anthropic's `cache_miss_reason` (emulated from the requests it saw), the reply keeps it, and the
+    Context pane and `pi-tui context` show it beside pi-tui's own blame: none after an append-only turn,
+    `tools_changed` with the tokens it could not read when the tool set changed."""
+    models = {
+        "providers": {
+            "anth": {
+                "baseUrl": openai_server.anthropic_base_url,
+                "api": "anthropic-messages",
+                "apiKey": "sk-ant-test-key",
+                "models": [
+                    {"id": "claude-plain-4", "maxTokens": 8000, "compat": {"sendCacheMissDiagnostics": True}}
+                ],
+            }
+        }
+    }
+    models_path().parent.mkdir(parents=True, exist_ok=True)
+    models_path().write_text(json.dumps(models), encoding="utf-8")
+    openai_server.cache = PromptCache("marker", min_tokens=0)
+    openai_server.enqueue(
+        *(
+            anthropic_reply(text=text, message_id=f"msg_{n}")
+            for n, text in enumerate(("One.", "Two.", "Three."))
+        )
+    )
+    session = session_on(
+        SessionStore.create(str(tmp_path), tmp_path / "sessions"), "anth/claude-plain-4", tmp_path
+    )
+    await session.prompt("First.")
+    await session.prompt("Second.")
+    await session.set_active_tools(["read", "bash"])
+    await session.prompt("Third.")
+
+    assert [request.body["diagnostics"] for request in openai_server.requests] == [
+        {"previous_message_id": None},
+        {"previous_message_id": "msg_0"},
+        {"previous_message_id": "msg_1"},
+    ]
+    replies = [message for message in session.agent.state.messages if isinstance(message, AssistantMessage)]
+    missed = openai_server.cache_results[1].prompt_tokens - openai_server.cache_results[2].cached_tokens
+    assert missed > 0
+    assert replies[-1].diagnostics == [
+        {"type": "anthropic_cache_miss", "details": {"reason": "tools_changed", "missedTokens": missed}}
+    ]
+    assert not replies[1].diagnostics  # append-only: Anthropic found nothing to say
+    data = build_inspector_data(session.store, Settings(), session.model)
+    alerts = [alert.text for alert in drift_alerts(data)]
+    said = f"Anthropic says: the tools changed ({missed:,} tokens not read from cache)"
+    assert alerts[0].startswith("Drift: the system prompt changed (its tools part): ")
+    assert alerts[0].endswith(f" tokens had to be re-read · {said}")
+
+    assert session.store.path is not None
+    assert run_context_command([str(session.store.path), "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)["records"]
+    assert [record["drift"] and record["drift"]["providerCause"] for record in records] == [None, None, said]
+    assert records[-1]["record"]["providerMiss"] == {"reason": "tools_changed", "missedTokens": missed}
+    assert run_context_command([str(session.store.path)]) == 0
+    assert f"; {said}" in capsys.readouterr().out

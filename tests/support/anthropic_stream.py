@@ -197,3 +197,81 @@ def with_emulated_usage(reply: StreamReply, result: CacheResult, body: dict[str,
             item = {**item, "message": message}
         events.append(item)
     return replace(reply, chunks=events)
+
+
+def _unmarked(value: Any) -> Any:
+    """A request part as Anthropic's cache sees it: no `cache_control`, string content as a text block."""
+    if isinstance(value, dict):
+        return {
+            key: (
+                [{"type": "text", "text": item}]
+                if key == "content" and isinstance(item, str)
+                else _unmarked(item)
+            )
+            for key, item in value.items()
+            if key != "cache_control"
+        }
+    if isinstance(value, list):
+        return [_unmarked(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True)
+class _Sent:
+    model: Any
+    tools: Any
+    system: Any
+    messages: list[Any]
+    prompt_tokens: int
+
+
+@dataclass
+class CacheDiagnosis:
+    """Anthropic's `diagnostics.cache_miss_reason`, emulated: each reply's request is remembered by the
+    reply's message id, and a request naming one as `diagnostics.previous_message_id` is compared with it,
+    in the order Anthropic renders a prompt: model, tools, system, then the earlier messages (which this
+    request must repeat). The missed tokens are the earlier request's prompt minus what this one read
+    from the cache. A request that asks with no id gets `cache_miss_reason: null` (nothing to compare)."""
+
+    sent: dict[str, _Sent] = field(default_factory=dict)
+
+    def reason(self, body: dict[str, Any], result: CacheResult) -> dict[str, Any] | None:
+        previous_id = body["diagnostics"].get("previous_message_id")
+        if previous_id is None:
+            return None
+        previous = self.sent.get(previous_id)
+        if previous is None:
+            return {"type": "previous_message_not_found"}
+        messages = _unmarked(body.get("messages") or [])
+        if body.get("model") != previous.model:
+            kind = "model_changed"
+        elif _unmarked(body.get("tools")) != previous.tools:
+            kind = "tools_changed"
+        elif _unmarked(body.get("system")) != previous.system:
+            kind = "system_changed"
+        elif messages[: len(previous.messages)] != previous.messages:
+            kind = "messages_changed"
+        else:
+            return None
+        missed = max(0, previous.prompt_tokens - result.cached_tokens)
+        return {"type": kind, "cache_missed_input_tokens": missed}
+
+    def apply(self, reply: StreamReply, body: dict[str, Any], result: CacheResult) -> StreamReply:
+        """`reply` with the diagnosis in `message_start` when the request asked for one; its request
+        remembered under the reply's id either way."""
+        events: list[dict[str, Any] | str] = []
+        for item in reply.chunks:
+            if isinstance(item, dict) and item.get("type") == "message_start":
+                message = dict(item["message"])
+                if isinstance(body.get("diagnostics"), dict):
+                    message["diagnostics"] = {"cache_miss_reason": self.reason(body, result)}
+                self.sent[str(message.get("id"))] = _Sent(
+                    body.get("model"),
+                    _unmarked(body.get("tools")),
+                    _unmarked(body.get("system")),
+                    _unmarked(body.get("messages") or []),
+                    result.prompt_tokens,
+                )
+                item = {**item, "message": message}
+            events.append(item)
+        return replace(reply, chunks=events)

@@ -105,6 +105,9 @@ class OpenAIServer:
         self.responder: Callable[[Any], Reply | None] | None = None
         """Answers a request from its body before the queue is asked (None: take the next queued reply)."""
         self.count_prompt: Callable[[dict[str, Any]], int] | None = None
+        self.cache_diagnosis: Any = None
+        """With `cache` on `/v1/messages`: Anthropic's `cache_miss_reason` for requests that ask for it
+        (`anthropic_stream.CacheDiagnosis`, made on the first such request)."""
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -185,12 +188,19 @@ class OpenAIServer:
         if self.count_prompt is not None and isinstance(reply, StreamReply) and isinstance(body, dict):
             reply = self._with_counted_prompt(self.count_prompt(body), reply)
         if isinstance(reply, StreamReply) and path.startswith("/v1/messages"):
-            from tests.support.anthropic_stream import as_anthropic_stream, with_emulated_usage
+            from tests.support.anthropic_stream import (
+                CacheDiagnosis,
+                as_anthropic_stream,
+                with_emulated_usage,
+            )
+
+            if self.cache_diagnosis is None:
+                self.cache_diagnosis = CacheDiagnosis()
 
             if self.cache is not None and isinstance(body, dict):
                 result = self.cache.serve(body)
                 self.cache_results.append(result)
-                reply = with_emulated_usage(reply, result, body)
+                reply = self.cache_diagnosis.apply(with_emulated_usage(reply, result, body), body, result)
             reply = as_anthropic_stream(reply)
         if isinstance(reply, StreamReply) and path.endswith("/responses"):
             from tests.support.responses_stream import as_responses_stream  # it builds on this module

@@ -11,9 +11,12 @@ emulation of pi's bytes; a reply here reports the usage pi stored for the same r
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pi_tui.ai.messages import AssistantMessage, TextContent, ToolResultMessage, UserMessage
+from pi_tui.ai.stream import LlmContext, LlmMessage, ToolSpec
 from pi_tui.config.paths import pi_tui_home
 from tests.support.anthropic_stream import (
     Thinking,
@@ -62,6 +65,74 @@ def pi_assistants(name: str) -> list[dict[str, Any]]:
     return found
 
 
+def pi_session_entries(name: str) -> list[dict[str, Any]]:
+    lines = fixture(name, "session.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def _system_text(message: dict[str, Any]) -> str:
+    """pi's `getSystemMessageText`: the content, then each section, joined by blank lines."""
+    content = message.get("content") or ""
+    if not isinstance(content, str):
+        content = "\n".join(block["text"] for block in content if block.get("type") == "text")
+    parts = [content, *(text for text in (message.get("sections") or {}).values() if text is not None)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _tool_specs(message: dict[str, Any]) -> list[ToolSpec]:
+    return [
+        ToolSpec(tool["name"], tool["description"], tool["parameters"], tool.get("constrainedSampling"))
+        for tool in message.get("toolsAdded") or []
+    ]
+
+
+def _llm_message(message: dict[str, Any]) -> LlmMessage:
+    role = message["role"]
+    if role == "assistant":
+        return AssistantMessage.model_validate(message)
+    if role == "toolResult":
+        return ToolResultMessage.model_validate(message)
+    return UserMessage.model_validate(message)
+
+
+def pi_prose_contexts(session: list[dict[str, Any]], requests: list[dict[str, Any]]) -> dict[int, LlmContext]:
+    """f-compaction's requests whose output cap pi estimated from prose (no reply's usage counted), as
+    contexts of pi's own prompt, tools and messages: request 1 (the first prompt), and the first request
+    after the compaction (its summary, as pi sent it, dated by the compaction entry; the entries the
+    compaction kept; the new prompt)."""
+    messages = [entry for entry in session if entry["type"] == "message"]
+    system = next(entry["message"] for entry in messages if entry["message"]["role"] == "system")
+    first_prompt = next(entry["message"] for entry in messages if entry["message"]["role"] == "user")
+    contexts = {1: LlmContext(_system_text(system), [_llm_message(first_prompt)], _tool_specs(system))}
+    compaction_at = next(index for index, entry in enumerate(session) if entry["type"] == "compaction")
+    compaction = session[compaction_at]
+    kept_at = next(
+        index for index, entry in enumerate(session) if entry["id"] == compaction["firstKeptEntryId"]
+    )
+    summary_request = next(
+        number for number, request in enumerate(requests, start=1)
+        if "context summarization assistant" in json.dumps(request["body"].get("system"))
+    )  # fmt: skip
+    after = requests[summary_request]["body"]
+    summary = UserMessage(
+        content=[TextContent(text=block["text"]) for block in after["messages"][0]["content"]],
+        timestamp=int(datetime.fromisoformat(compaction["timestamp"]).timestamp() * 1000),
+    )
+    kept = [
+        _llm_message(entry["message"])
+        for entry in session[kept_at:]
+        if entry["type"] == "message" and entry["message"]["role"] != "system"
+    ]
+    # The request went out before its reply: everything kept up to the newest prompt.
+    last_prompt = max(index for index, message in enumerate(kept) if isinstance(message, UserMessage))
+    contexts[summary_request + 1] = LlmContext(
+        _system_text(compaction["systemMessage"]),
+        [summary, *kept[: last_prompt + 1]],
+        _tool_specs(compaction["systemMessage"]),
+    )
+    return contexts
+
+
 def install(name: str, server: OpenAIServer) -> str:
     """Write the conversation's models.json (and settings) into pi-tui's home; returns the model's ref."""
     home = pi_tui_home()
@@ -88,7 +159,7 @@ def _usage(stored: dict[str, Any] | None) -> dict[str, Any]:
     )
 
 
-def _reply(entry: dict[str, Any], number: int, stored: dict[str, Any] | None) -> Reply:
+def _reply(entry: dict[str, Any], number: int, stored: dict[str, Any] | None, model: str) -> Reply:
     message_id = f"msg_fake_{number:04d}"
     if "status" in entry:
         status = entry["status"]
@@ -119,13 +190,9 @@ def _reply(entry: dict[str, Any], number: int, stored: dict[str, Any] | None) ->
         redacted=redacted,
         calls=calls or None,
         message_id=message_id,
-        model=load_model_id(entry, stored),
+        model=stored["model"] if stored is not None else model,
         usage=_usage(stored),
     )
-
-
-def load_model_id(entry: dict[str, Any], stored: dict[str, Any] | None) -> str:
-    return stored["model"] if stored is not None else "claude"
 
 
 def script_replies(name: str, server: OpenAIServer) -> None:
@@ -135,11 +202,13 @@ def script_replies(name: str, server: OpenAIServer) -> None:
     script = load(name, "script.json")
     queue = list(script["queue"])
     summaries = list(script.get("summary_queue") or [])
-    stored = {message.get("responseId"): message for message in pi_assistants(name)}
+    recorded = fixture(name, "session.jsonl").exists()  # not yet while tests/live records it
+    stored = {message.get("responseId"): message for message in pi_assistants(name)} if recorded else {}
+    model = load(name, "run.json")["model"]
     answered = 0
     summary_places = {
         number
-        for number, request in enumerate(pi_requests(name), start=1)
+        for number, request in enumerate(pi_requests(name) if recorded else [], start=1)
         if "context summarization assistant" in json.dumps(request["body"].get("system") or "")
     }
 
@@ -150,6 +219,6 @@ def script_replies(name: str, server: OpenAIServer) -> None:
         if not pool:
             return None
         entry = pool.pop(0)
-        return _reply(entry, answered, stored.get(f"msg_fake_{answered:04d}"))
+        return _reply(entry, answered, stored.get(f"msg_fake_{answered:04d}"), model)
 
     server.responder = respond

@@ -47,14 +47,20 @@ def summary_kind(body: Any) -> str | None:
     return None
 
 
-def answer_summaries(body: Any) -> Reply | None:
+def summary_text(body: Any) -> str | None:
+    """The summary a model gives for a summary request (None: a turn of the conversation)."""
     kind = summary_kind(body)
     if kind is None:
         return None
     done = "Ran the earlier checks"
     if kind == "inline" and TURN_CONTEXT_DIVIDER in _text(body["messages"][-1]):
-        return text_reply(f"{SUMMARY_BODY.format(done=done)}\n\n{TURN_CONTEXT_DIVIDER}\n\n{TURN_PREFIX_BODY}")
+        return f"{SUMMARY_BODY.format(done=done)}\n\n{TURN_CONTEXT_DIVIDER}\n\n{TURN_PREFIX_BODY}"
     last = _text(body["messages"][-1])
     if kind == "serialize" and ("FIRST PART of one turn" in last or "PREFIX of a turn" in last):
-        return text_reply(TURN_PREFIX_BODY)
-    return text_reply(SUMMARY_BODY.format(done=done))
+        return TURN_PREFIX_BODY
+    return SUMMARY_BODY.format(done=done)
+
+
+def answer_summaries(body: Any) -> Reply | None:
+    text = summary_text(body)
+    return text_reply(text) if text is not None else None

@@ -281,6 +281,25 @@ def test_a_dialect_cause_is_said_in_plain_words_with_its_cost() -> None:
     assert drift_event_text(event, requests_ago=2).startswith("Drift 2 requests ago: the cache key changed")
 
 
+def test_the_providers_own_reason_is_shown_beside_pi_tuis_blame() -> None:
+    """Anthropic's `cache_miss_reason` (with `sendCacheMissDiagnostics`) rides along, even when pi-tui
+    sees no drift: the two accounts differ when the cause is outside the bytes pi-tui records."""
+    clean = DriftEvent(
+        "none", None, None, 900, 10, 0, 900, 2, 1, provider_reason="previous_message_not_found"
+    )
+    assert drift_event_text(clean) == (
+        "No drift: the last request only appended · Anthropic says: it no longer knows the previous reply"
+    )
+    event = DriftEvent(
+        "cache_key", None, 0, 0, 500, 500, None, 2, 1, was="a", now="b",
+        provider_reason="messages_changed", provider_missed_tokens=1234,
+    )  # fmt: skip
+    assert drift_event_text(event).endswith(
+        "500 tokens had to be re-read · Anthropic says: the messages changed"
+        " (1,234 tokens not read from cache)"
+    )
+
+
 def test_cap_text_cuts_giant_texts_with_a_note() -> None:
     assert cap_text("short", 10) == ("short", None)
     shown, note = cap_text("x" * 25_000, 10_000)

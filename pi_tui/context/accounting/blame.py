@@ -76,6 +76,27 @@ def drift_cost(event: DriftEvent) -> str:
     return f"{event.reprocessed_tokens:,} tokens had to be re-read"
 
 
+PROVIDER_REASONS = {
+    "messages_changed": "the messages changed",
+    "system_changed": "the system prompt changed",
+    "tools_changed": "the tools changed",
+    "model_changed": "the model changed",
+    "previous_message_not_found": "it no longer knows the previous reply",
+    "unavailable": "no diagnosis available",
+}
+
+
+def provider_blame(event: DriftEvent) -> str | None:
+    """The provider's own reason, e.g. `Anthropic says: the system prompt changed (1,234 tokens not read
+    from cache)`; None when it gave none."""
+    if event.provider_reason is None:
+        return None
+    words = PROVIDER_REASONS.get(event.provider_reason, event.provider_reason)
+    missed = event.provider_missed_tokens
+    tokens = f" ({missed:,} tokens not read from cache)" if missed is not None else ""
+    return f"Anthropic says: {words}{tokens}"
+
+
 def _api(api: str | None) -> str:
     return API_NAMES.get(api or "", api or "unknown")
 

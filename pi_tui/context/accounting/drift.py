@@ -20,6 +20,8 @@ segment that differs; its section and keys say why:
   an Anthropic-style marker cache is out of its markers' reach (see `marker_reach`).
 
 The dialect kinds need both records to carry their `wire` facts (older records do not: no such blame).
+Where the provider says itself why it missed (Anthropic's `cache_miss_reason`), the event carries that
+too, whatever pi-tui found, so the two accounts are shown side by side.
 
 A request compares with the previous record of the same kind (turn with turn, summary with summary), so
 a summarisation call never blames the next turn. Between summarisation calls only the instructions can
@@ -85,6 +87,11 @@ class DriftEvent:
     """`cache_marker`: blocks from the lost prefix's end to the next marker (None: no marker after it)."""
     replaced_messages: int | None = None
     """`compaction`: messages of the previous request that the summary replaced."""
+    provider_reason: str | None = None
+    """The provider's own reason for a cache miss of the current request (Anthropic's
+    `cache_miss_reason`), shown beside pi-tui's blame; None when it gave none."""
+    provider_missed_tokens: int | None = None
+    """The tokens the provider says it could not read from its cache."""
 
     @property
     def drifted(self) -> bool:
@@ -97,6 +104,7 @@ def compare_records(
     tokens = current.token_columns()
     total = sum(tokens)
     cache_read = current.usage.cache_read if current.usage is not None else None
+    miss = current.provider_miss
 
     def event(
         kind: DriftKind,
@@ -127,6 +135,8 @@ def compare_records(
             message_number=number,
             marker_gap=gap,
             replaced_messages=replaced,
+            provider_reason=miss.reason if miss is not None else None,
+            provider_missed_tokens=miss.missed_tokens if miss is not None else None,
         )
 
     if not current.same_model(previous):

@@ -102,6 +102,32 @@ class RecordUsage(_Model):
     cache_write: int = 0
 
 
+PROVIDER_CACHE_MISS = "anthropic_cache_miss"
+"""The reply diagnostic holding Anthropic's `cache_miss_reason` (`anthropic_events`)."""
+
+
+class ProviderMiss(_Model):
+    """Why the provider itself says the request missed its cache (Anthropic's `cache_miss_reason`, asked
+    for with `compat.sendCacheMissDiagnostics`): `messages_changed`, `system_changed`, `tools_changed`,
+    `model_changed`, `previous_message_not_found` or `unavailable`, with the tokens it could not read."""
+
+    reason: str
+    missed_tokens: int | None = None
+
+
+def provider_miss(response: AssistantMessage) -> ProviderMiss | None:
+    for diagnostic in response.diagnostics or []:
+        details = diagnostic.get("details") if isinstance(diagnostic, dict) else None
+        if diagnostic.get("type") != PROVIDER_CACHE_MISS or not isinstance(details, dict):
+            continue
+        reason = details.get("reason")
+        missed = details.get("missedTokens")
+        if isinstance(reason, str) and reason:
+            count = missed if isinstance(missed, int) and not isinstance(missed, bool) else None
+            return ProviderMiss(reason=reason, missed_tokens=count)
+    return None
+
+
 class WireFacts(_Model):
     """What the provider's cache keys on besides the segments' bytes."""
 
@@ -140,6 +166,8 @@ class RequestRecord(_Model):
     base_keep: int = 0
     wire: WireFacts | None = None
     """None in records written before it was kept: their dialect facts are unknown."""
+    provider_miss: ProviderMiss | None = None
+    """The provider's own account of a cache miss, when it gave one."""
 
     @property
     def prefix_length(self) -> int:
@@ -225,6 +253,7 @@ def build_request_record(
         chain=extend_chain(shared, fingerprints),
         usage=usage,
         stop_reason=response.stop_reason if response is not None else None,
+        provider_miss=provider_miss(response) if response is not None else None,
         ttft_ms=ttft_ms,
         duration_ms=duration_ms,
         wire=wire,

@@ -43,6 +43,7 @@ from pi_tui.session.session_events import (
     BashStartEvent,
     CompactionEndEvent,
     ModelFallbackEvent,
+    ProviderNoticeEvent,
 )
 from pi_tui.tui.widgets.message_blocks import (
     AssistantBlock,
@@ -336,6 +337,8 @@ class ConversationView(VerticalScroll):
             block, self._bash = self._bash, None
             if block is not None:
                 show_user_shell_result(block, event.message, pending=event.pending)
+        elif isinstance(event, ProviderNoticeEvent):
+            await self.mount(NoticeBlock(event.text, kind="warning"))
         elif isinstance(event, ModelFallbackEvent):
             await self.mount(
                 NoticeBlock(
