@@ -25,6 +25,7 @@ from tests.interop.headless import (
 )
 from tests.interop.pi_reference import pi_context, pi_labels, pi_sent, read_entries
 from tests.interop.pi_schema import check_appended
+from tests.support.conversation import replay_checkpoints
 from tests.support.openai_server import OpenAIServer, text_reply
 
 
@@ -93,25 +94,11 @@ async def test_continuing_appends_pi_entries_only(
 def assert_checkpoint_spells_out_the_request(entries: list[dict[str, Any]], body: dict[str, Any]) -> None:
     """Replaying every system message of the file (pi 1.6's `getCurrentSystemMessage`) gives the
     prompt pi-tui sent, section by section, and the tools it offered, declaration by declaration."""
-    sections: dict[str, str] = {}
-    tools: dict[str, dict[str, Any]] = {}
-    for entry in entries:
-        message = entry.get("message") or {}
-        if entry["type"] != "message" or message.get("role") != "system":
-            continue
-        for name, text in (message.get("sections") or {}).items():
-            if text is None:
-                sections.pop(name, None)
-            else:
-                sections[name] = text
-        for tool in message.get("toolsRemoved", []):
-            tools.pop(tool["name"], None)
-        for tool in message.get("toolsAdded", []):
-            tools[tool["name"]] = tool
+    prompt, tools = replay_checkpoints(entries)
     [system] = [message for message in body["messages"] if message["role"] in ("system", "developer")]
-    assert "".join(sections.values()) == system["content"]
+    assert prompt == system["content"]
     sent_tools = [tool["function"] for tool in body.get("tools", [])]
-    assert [(tool["name"], tool["description"], tool["parameters"]) for tool in tools.values()] == [
+    assert [(tool["name"], tool["description"], tool["parameters"]) for tool in tools] == [
         (tool["name"], tool["description"], tool["parameters"]) for tool in sent_tools
     ]
 

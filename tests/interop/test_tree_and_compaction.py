@@ -109,6 +109,7 @@ async def test_tree_move_with_branch_summary_and_label(
     summariser = ScriptedProvider([ScriptedReply(text=BRANCH_SUMMARY)])
     store = SessionStore.open(path, cwd=str(project))
 
+    left = store.leaf_id
     result = await navigate_tree(
         store,
         lru_answer,
@@ -118,9 +119,9 @@ async def test_tree_move_with_branch_summary_and_label(
 
     assert result.summary_entry is not None
     summary, label = check_appended(before, path.read_bytes(), linear=False)
-    # As pi writes it: the summary hangs under the position moved to, and `fromId` names that position.
+    # As pi 1.6 writes it: the summary hangs under the position moved to, `fromId` names the leaf left.
     assert summary["type"] == "branch_summary"
-    assert summary["parentId"] == summary["fromId"] == lru_answer
+    assert summary["parentId"] == lru_answer and summary["fromId"] == left
     assert summary["summary"].endswith(BRANCH_SUMMARY)
     assert set(summary["details"]) == {"readFiles", "modifiedFiles"}
     assert label["type"] == "label" and label["parentId"] == summary["id"]

@@ -30,6 +30,7 @@ from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.loader import LoadedSession, load_session_text, read_session_file
 from pi_tui.session_file.store import SessionStore
 from tests.support import crash_driver
+from tests.support.conversation import roles
 
 FULL = os.environ.get("RELIABILITY_FULL") == "1"
 KILLS = 100 if FULL else 5
@@ -253,7 +254,7 @@ async def test_kill_during_compaction_leaves_no_half_compaction_and_the_next_one
     assert isinstance(final.entries[-1], CompactionEntry) and final.entries[-1].id == outcome.entry_id
     assert final.entries[-1].summary.startswith("## Goal\nRecovered.")
     rebuilt = SessionStore.open(session).build_context().messages
-    assert rebuilt[0].role == "compactionSummary"
+    assert roles(rebuilt)[0] == "compactionSummary"
 
 
 def test_a_line_torn_anywhere_is_skipped_and_never_taken_as_an_entry(

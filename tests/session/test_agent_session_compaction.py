@@ -66,7 +66,8 @@ async def test_manual_compact_summarises_and_rebuilds_state(tmp_path: Path) -> N
     assert [type(event) for event in events[-2:]] == [CompactionStartEvent, CompactionEndEvent]
     end = events[-1]
     assert isinstance(end, CompactionEndEvent) and end.result is not None and end.reason == "manual"
-    assert session.agent.state.messages[0].role == "compactionSummary"
+    # The compaction's prompt checkpoint (pi 1.6's `systemMessage`) leads, then the summary.
+    assert [message.role for message in session.agent.state.messages[:2]] == ["system", "compactionSummary"]
     assert isinstance(session.store.entries[-1], CompactionEntry)
 
 

@@ -86,7 +86,9 @@ async def test_navigate_with_summary_sends_pi_branch_prompt_and_records_the_summ
 
     entry = result.summary_entry
     assert isinstance(entry, BranchSummaryEntry)
-    assert entry.parent_id == messages[1].id and entry.from_id == messages[1].id
+    # pi 1.6: `fromId` is the leaf that was left (here the record of the summary call, made there).
+    assert entry.parent_id == messages[1].id and entry.from_id != messages[1].id
+    assert old_leaf in [each.id for each in session.store.get_branch(entry.from_id)]
     summary = f"{BRANCH_SUMMARY_PREAMBLE}## Goal\nRead the notes.\n\n<read-files>\nnotes.txt\n</read-files>"
     assert entry.summary == summary
     assert entry.details == {"readFiles": ["notes.txt"], "modifiedFiles": []}

@@ -228,7 +228,9 @@ async def test_a_second_compaction_updates_the_first_summary_inside_the_conversa
     assert session.store.path is not None
     as_pi = pi_context(read_entries(session.store.path))["messages"]
     assert as_pi == [message.to_json_obj() for message in session.store.build_context().messages]
-    assert as_pi[0]["role"] == "compactionSummary" and as_pi[0]["summary"].startswith(SUMMARY)
+    # pi 1.6: the compaction's prompt checkpoint leads, then its summary.
+    assert as_pi[0]["role"] == "system" and as_pi[1]["role"] == "compactionSummary"
+    assert as_pi[1]["summary"].startswith(SUMMARY)
 
 
 async def test_both_strategies_keep_the_same_file_lists_audit_and_diff(

@@ -9,7 +9,7 @@ from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.session.session_events import AnyEvent, CompactionEndEvent
 from pi_tui.session_file.entries import CompactionEntry
 from tests.session.test_agent_session_retry import make_session, write_models
-from tests.support.openai_server import ErrorReply, OpenAIServer, text_reply
+from tests.support.openai_server import ErrorReply, OpenAIServer, StreamReply, text_reply
 
 OVERFLOW_TEXT = (
     "This model's maximum context length is 32000 tokens. Please reduce the length of the messages."
@@ -21,23 +21,34 @@ def texts(body: dict[str, Any]) -> str:
     return str(body["messages"])
 
 
+SMALL_KEEP = Settings(
+    compaction=CompactionSettings(reserve_tokens=1000, keep_recent_tokens=50),
+    retry=RetrySettings(enabled=False),
+)
+"""Keeps so little that the early turn is summarised when the late question overflows."""
+
+
+def enqueue_overflow_after_an_early_turn(server: OpenAIServer, summary: StreamReply) -> None:
+    """An early answer, the late question's overflow, the summary call's reply, the recovered answer.
+    The cut keeps the early answer, so only the early question is summarised (a split turn with no
+    older history: one call for the turn prefix)."""
+    server.enqueue(
+        text_reply("EARLY-ANSWER " * 60),
+        ErrorReply(400, OVERFLOW_BODY),
+        summary,
+        text_reply("recovered after compaction"),
+    )
+
+
 async def test_overflow_compacts_continues_and_restore_brings_history_back(
     openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
     write_models(openai_server, "primary")
-    settings = Settings(
-        compaction=CompactionSettings(reserve_tokens=1000, keep_recent_tokens=50),
-        retry=RetrySettings(enabled=False),
+    settings = SMALL_KEEP
+    enqueue_overflow_after_an_early_turn(
+        openai_server, text_reply("## Original Request\nThe early question.")
     )
-    openai_server.enqueue(
-        text_reply("EARLY-ANSWER " * 60),
-        ErrorReply(400, OVERFLOW_BODY),
-        # The cut keeps the early answer, so only the early question is summarised (a split turn with no
-        # older history: one call for the turn prefix).
-        text_reply("## Original Request\nThe early question."),
-        text_reply("recovered after compaction"),
-        text_reply("answer with the full history"),
-    )
+    openai_server.enqueue(text_reply("answer with the full history"))
     session = make_session(tmp_path, settings)
     events: list[AnyEvent] = []
     session.subscribe(events.append)

@@ -12,7 +12,7 @@ import pytest
 
 from pi_tui.ai.messages import AssistantMessage, SystemMessage, UserMessage
 from pi_tui.config.models import resolve_model
-from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
+from pi_tui.config.settings import Settings
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.session_setup import SECTION_PREFIX
@@ -20,7 +20,6 @@ from pi_tui.session_file.entries import (
     BranchSummaryEntry,
     CompactionEntry,
     ContextEditEntry,
-    SessionEntry,
 )
 from pi_tui.session_file.store import SessionError, SessionStore
 from pi_tui.session_file.usage_totals import usage_totals
@@ -31,9 +30,9 @@ from tests.session.test_agent_session_controls import write_models as write_plai
 from tests.session.test_agent_session_retry import FAST, overloaded
 from tests.session.test_agent_session_retry import make_session as make_retrying_session
 from tests.session.test_agent_session_retry import write_models as write_primary_models
-from tests.session.test_overflow_loopback import OVERFLOW_BODY
-from tests.support.conversation import conversation_entries, system_entries
-from tests.support.openai_server import ErrorReply, OpenAIServer, StreamReply, chunk, text_reply, usage
+from tests.session.test_overflow_loopback import SMALL_KEEP, enqueue_overflow_after_an_early_turn
+from tests.support.conversation import conversation_entries, replay_checkpoints, system_entries
+from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, usage
 
 
 def file_lines(store: SessionStore) -> list[dict[str, Any]]:
@@ -44,22 +43,10 @@ def file_lines(store: SessionStore) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
-def replayed(entries: list[SessionEntry]) -> tuple[str, list[str]]:
+def replayed(store: SessionStore) -> tuple[str, list[str]]:
     """The prompt text and tool names every system message on file leaves in force."""
-    sections: dict[str, str] = {}
-    tools: dict[str, Any] = {}
-    for entry in system_entries(entries):
-        extra = entry.message.model_extra or {}
-        for name, text in (extra.get("sections") or {}).items():
-            if text is None:
-                sections.pop(name, None)
-            else:
-                sections[name] = text
-        for tool in extra.get("toolsRemoved", []):
-            tools.pop(tool["name"], None)
-        for tool in extra.get("toolsAdded", []):
-            tools[tool["name"]] = tool
-    return "".join(sections.values()), list(tools)
+    prompt, tools = replay_checkpoints(file_lines(store)[1:])
+    return prompt, [str(tool["name"]) for tool in tools]
 
 
 def reply_with_usage(text: str, prompt_tokens: int, completion_tokens: int) -> StreamReply:
@@ -87,7 +74,7 @@ async def test_the_first_request_declares_the_prompt_and_tools_and_only_changes_
     line = file_lines(session.store)[3]["message"]
     assert list(line) == ["role", "content", "sections", "timestamp", "toolsAdded"]  # pi 1.6's key order
     assert line["content"] == "" and all(name.startswith(SECTION_PREFIX) for name in line["sections"])
-    assert replayed(session.store.entries) == (
+    assert replayed(session.store) == (
         system_texts(openai_server)[0],
         ["read", "bash", "edit", "write"],
     )
@@ -100,7 +87,7 @@ async def test_the_first_request_declares_the_prompt_and_tools_and_only_changes_
     extra = change.message.model_extra or {}
     assert extra["toolsRemoved"] == [{"name": "edit"}, {"name": "write"}] and "toolsAdded" not in extra
     assert set(extra["sections"]) < set((first.message.model_extra or {})["sections"])
-    assert replayed(session.store.entries) == (system_texts(openai_server)[2], ["read", "bash"])
+    assert replayed(session.store) == (system_texts(openai_server)[2], ["read", "bash"])
 
     # A prompt that did not change writes nothing more.
     await session.prompt("fourth")
@@ -126,7 +113,7 @@ async def test_reload_with_a_new_context_file_patches_the_sections(
     sections = (rewritten.message.model_extra or {})["sections"]
     assert any("Run the tests before you answer." in (text or "") for text in sections.values())
     assert "toolsAdded" not in (rewritten.message.model_extra or {})
-    prompt, _ = replayed(session.store.entries)
+    prompt, _ = replayed(session.store)
     assert prompt == system_texts(openai_server)[1]
 
 
@@ -175,15 +162,9 @@ async def test_overflow_recovery_leaves_the_failed_reply_out_before_compacting(
     openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
     write_primary_models(openai_server, "primary")
-    settings = Settings(
-        compaction=CompactionSettings(reserve_tokens=1000, keep_recent_tokens=50),
-        retry=RetrySettings(enabled=False),
-    )
-    openai_server.enqueue(
-        text_reply("EARLY-ANSWER " * 60),
-        ErrorReply(400, OVERFLOW_BODY),
-        reply_with_usage("## Original Request\nThe early question.", 700, 40),
-        text_reply("recovered after compaction"),
+    settings = SMALL_KEEP
+    enqueue_overflow_after_an_early_turn(
+        openai_server, reply_with_usage("## Original Request\nThe early question.", 700, 40)
     )
     session = make_retrying_session(tmp_path, settings)
     await session.prompt("EARLY-QUESTION " * 60)
@@ -292,4 +273,4 @@ async def test_a_new_session_starts_with_the_default_tools_setting(
         "write",
         "grep",
     ]
-    assert replayed(session.store.entries)[1] == ["read", "bash", "write", "grep"]
+    assert replayed(session.store)[1] == ["read", "bash", "write", "grep"]

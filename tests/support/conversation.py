@@ -34,3 +34,24 @@ def system_entries(entries: Iterable[Any]) -> list[MessageEntry]:
         for entry in entries
         if isinstance(entry, MessageEntry) and isinstance(entry.message, SystemMessage)
     ]
+
+
+def replay_checkpoints(entries: Iterable[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """pi 1.6's `getCurrentSystemMessage` over a file's raw entries (as JSON): the sections joined as
+    pi-tui writes them (each carries its own separators) and the tool declarations in force."""
+    sections: dict[str, str] = {}
+    tools: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        message = entry.get("message") or {}
+        if entry.get("type") != "message" or message.get("role") != "system":
+            continue
+        for name, text in (message.get("sections") or {}).items():
+            if text is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = text
+        for tool in message.get("toolsRemoved", []):
+            tools.pop(tool["name"], None)
+        for tool in message.get("toolsAdded", []):
+            tools[tool["name"]] = tool
+    return "".join(sections.values()), list(tools.values())

@@ -60,8 +60,12 @@ async def test_summary_call_prompt_preamble_and_file_tags() -> None:
     target = SummaryModel(ModelConfig(id="m", reasoning=True), provider, thinking_level="high")
     items = [user("u1", "try"), assistant("a1", "", [("read", {"path": "f.py"})])]
     result = await generate_branch_summary(items, target, 16384, custom_instructions="focus")
+    assert isinstance(result, BranchSummary) and result.usage is not None  # the call's cost is kept
     assert result == BranchSummary(
-        BRANCH_SUMMARY_PREAMBLE + "## Goal\nX\n\n<read-files>\nf.py\n</read-files>", ["f.py"], []
+        BRANCH_SUMMARY_PREAMBLE + "## Goal\nX\n\n<read-files>\nf.py\n</read-files>",
+        ["f.py"],
+        [],
+        result.usage,
     )
     message = provider.contexts[0].messages[0]
     assert isinstance(message, UserMessage) and isinstance(message.content, list)
