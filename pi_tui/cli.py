@@ -84,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--yes", action="store_true", help="headless with approval on: approve every call instead of denying"
     )
+    run.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="trust this project's .pi-tui/settings.json as it is now: its approval, shellPath and "
+        "shellCommandPrefix apply (remembered until the file changes)",
+    )
     model = parser.add_argument_group("model")
     model.add_argument("--model", metavar="REF", help="provider/id or id (models.json, else zero-config)")
     model.add_argument(
@@ -148,6 +154,7 @@ def run_options(namespace: argparse.Namespace) -> RunOptions:
         cwd_override=namespace.cwd_override,
         approve=namespace.approve,
         yes=namespace.yes,
+        trust_project=namespace.trust_project,
     )
 
 
@@ -263,6 +270,7 @@ def _main(argv: Sequence[str] | None) -> int:
         cwd_override=options.cwd_override,
         open_resume=options.resume,
         approve=options.approve,
+        trust_project=options.trust_project,
     )
 
 

@@ -24,10 +24,11 @@ from pi_tui.ai.valid_text import text_from_os
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
+from pi_tui.config.project_trust import trust_project_settings
 from pi_tui.modes.headless_notices import HeadlessNotices
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.modes.session_command_support import report_file_problems
-from pi_tui.modes.user_messages import report
+from pi_tui.modes.user_messages import os_error_text, report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
 from pi_tui.session.open_checks import continue_refusal, folder_warnings, missing_tool_note
@@ -169,6 +170,12 @@ async def run_print_mode(
     report_file_problems(store, stderr)
     for warning in folder_warnings(store):
         report(stderr, warning)
+    if options.trust_project:
+        try:
+            trust_project_settings(store.cwd)
+        except OSError as error:
+            report(stderr, f"cannot record the trust in this project: {os_error_text(error)}")
+            return EXIT_ERROR
     services = AgentSessionServices.for_cwd(store.cwd)
     for problem in services.resources.problems():
         stderr.write(f"pi-tui: {problem}\n")
