@@ -195,6 +195,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def missing_working_directory() -> str | None:
+    """What to say when the directory pi-tui was started in has been removed (every mode starts from
+    it), naming it: the kernel still knows the path (`/proc/self/cwd`), the shell's `$PWD` else."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        pass
+    else:
+        return None
+    where = None
+    with contextlib.suppress(OSError):
+        where = os.readlink("/proc/self/cwd").removesuffix(" (deleted)")
+    where = where or os.environ.get("PWD")
+    named = f" ({where})" if where else ""
+    return f"the current directory{named} no longer exists: change to a directory that exists and run again"
+
+
 def _encode_output_safely() -> None:
     """A character the terminal's encoding lacks (`“` under `PYTHONIOENCODING=ascii`) prints as `?`, and
     a lone surrogate as `?`, instead of ending the run with a traceback after the reply was saved."""
@@ -215,9 +232,17 @@ def _silence_stdout() -> None:
 def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMAND_HELP:
+        missing = missing_working_directory()
+        if missing is not None:
+            sys.stderr.write(f"pi-tui: {missing}\n")
+            return 1
         return _subcommands()[args[0]](args[1:])
     parser = build_parser()
     namespace = parser.parse_args(args)
+    missing = missing_working_directory()
+    if missing is not None:
+        sys.stderr.write(f"pi-tui: {missing}\n")
+        return 1
     namespace_demo = bool(namespace.demo)
     try:
         namespace.api_key = command_line_key(namespace, sys.stderr)
