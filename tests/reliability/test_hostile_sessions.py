@@ -4,16 +4,21 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from pi_tui.session_file.loader import read_session_file
+from tests.reliability.test_hostile_text import only_session, prompt, write_config
 from tests.support.cli_process import configure_model, run_pi_tui
 from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta
 from tests.support.session_files import assistant, header, user, write_jsonl
+from tests.support.waiting import until
 
 
 def bash_call(command: str) -> StreamReply:
@@ -158,3 +163,159 @@ async def test_a_removed_working_directory_is_named(tmp_path: Path, command: lis
         f"pi-tui: the current directory ({gone}) no longer exists: change to a directory that exists "
         "and run again\n"
     )
+
+
+# --- items 13 and 15: a second writer, a truncation, while a request is in flight ------------------
+
+
+async def start_prompt(*args: str, cwd: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pi_tui",
+        "-p",
+        "--model",
+        "loop/m",
+        *args,
+        cwd=cwd,
+        env=dict(os.environ),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def finish(process: asyncio.subprocess.Process) -> tuple[int, str, str]:
+    out, err = await asyncio.wait_for(process.communicate(), timeout=90)
+    assert process.returncode is not None
+    assert "Traceback" not in err.decode(), err.decode()
+    return process.returncode, out.decode(), err.decode()
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def texts(path: Path) -> list[str]:
+    found = []
+    for obj in lines_of(path):
+        if obj.get("type") == "message":
+            found += [block["text"] for block in obj["message"]["content"] if block.get("type") == "text"]
+    return found
+
+
+async def a_session_with_a_run_in_flight(
+    server: OpenAIServer, cwd: Path
+) -> tuple[Path, asyncio.subprocess.Process, asyncio.Event]:
+    """One finished turn in a session of `cwd`, then `-p -c` run A waiting for its reply (it comes when
+    the returned event is set); A's prompt is in the file by then."""
+    write_config(server)
+    server.enqueue(text_reply("first answer"))
+    code, _, err = await prompt("first", cwd=cwd)
+    assert code == 0, err
+    session = only_session(cwd)
+    gate = asyncio.Event()
+    server.enqueue(StreamReply(text_reply("answer A").chunks, release=gate))
+    run_a = await start_prompt("-c", "from A", cwd=cwd)
+    await until(lambda: len(server.requests) == 2, what="run A's request")
+    assert "from A" in texts(session)
+    return session, run_a, gate
+
+
+async def test_a_second_run_on_a_session_in_use_is_refused_before_it_sends(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    session, run_a, gate = await a_session_with_a_run_in_flight(openai_server, tmp_path)
+    lock = session.with_name(session.name + ".lock")
+    assert lock.read_text().strip() == str(run_a.pid)
+
+    code, out, err = await prompt("-c", "from B", cwd=tmp_path)
+
+    assert (code, out) == (1, b"")
+    assert err == (
+        f"pi-tui: session {session} is being written by another pi-tui run (pid {run_a.pid}): nothing was "
+        f"sent; wait for that run to end, or continue a copy of the session with --fork {session}\n"
+    )
+    assert len(openai_server.requests) == 2  # B sent nothing
+    gate.set()
+    assert await finish(run_a) == (0, "answer A\n", "")
+    assert texts(session) == ["first", "first answer", "from A", "answer A"]
+    chain = lines_of(session)[1:]
+    assert all(b["parentId"] == a["id"] for a, b in itertools.pairwise(chain))  # one branch, no fork
+    assert not lock.exists()
+
+
+async def test_entries_another_writer_appends_meanwhile_are_kept_and_said(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    session, run_a, gate = await a_session_with_a_run_in_flight(openai_server, tmp_path)
+    # pi (which takes no lock) adds a turn of its own to the same file meanwhile.
+    last = lines_of(session)[-1]["id"]
+    with session.open("a") as file:
+        for obj in (user("b0000001", last, "from pi"), assistant("b0000002", "b0000001", "answer pi")):
+            file.write(json.dumps(obj) + "\n")
+    gate.set()
+
+    code, out, err = await finish(run_a)
+
+    assert (code, out) == (0, "answer A\n"), err
+    assert err == (
+        f"pi-tui: another process wrote 2 entries to {session} while pi-tui had it open; they are kept in "
+        "it, and this session's turns go on from its own last entry, on a branch beside theirs (see /tree "
+        "or pi-tui tree)\n"
+    )
+    assert texts(session) == ["first", "first answer", "from A", "from pi", "answer pi", "answer A"]
+    by_text = {
+        obj["message"]["content"][0]["text"]: obj for obj in lines_of(session) if obj["type"] == "message"
+    }
+    assert by_text["answer A"]["parentId"] == by_text["from A"]["id"]  # A's reply under A's prompt
+    loaded = read_session_file(session)
+    assert loaded.writable and not loaded.diagnostics
+
+
+async def test_a_session_file_emptied_during_a_request_is_rewritten_whole(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    session, run_a, gate = await a_session_with_a_run_in_flight(openai_server, tmp_path)
+    session.write_bytes(b"")  # `: > session.jsonl` while the request is in flight
+    gate.set()
+
+    code, out, err = await finish(run_a)
+
+    assert (code, out) == (0, "answer A\n"), err
+    assert err.startswith(f"pi-tui: {session} was emptied by another process while pi-tui was writing it;")
+    assert "rewritten whole" in err and "nothing is lost" in err
+    objects = lines_of(session)
+    assert objects[0]["type"] == "session"  # never a headerless file
+    assert texts(session) == ["first", "first answer", "from A", "answer A"]
+    assert read_session_file(session).writable
+
+
+async def test_a_session_file_cut_short_during_a_request_is_left_and_the_session_moves(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    session, run_a, gate = await a_session_with_a_run_in_flight(openai_server, tmp_path)
+    data = session.read_bytes()
+    session.write_bytes(data[: len(data) // 2])  # someone cut it to a part of itself
+    cut = session.read_bytes()
+    gate.set()
+
+    code, out, err = await finish(run_a)
+
+    assert (code, out) == (0, "answer A\n"), err
+    [moved] = [path for path in session.parent.glob("*.jsonl") if path != session]
+    assert err == (
+        f"pi-tui: {session} was cut short by another process while pi-tui was writing it; nothing more is "
+        f"written there: this session, with every entry pi-tui held, continues in {moved}\n"
+    )
+    assert session.read_bytes() == cut  # left as the other writer left it
+    header_line = lines_of(moved)[0]
+    assert header_line["type"] == "session" and header_line["parentSession"] == str(session)
+    assert texts(moved) == ["first", "first answer", "from A", "answer A"]
+    assert read_session_file(moved).writable
+
+    # The next -c continues the moved session, which is now the newest.
+    openai_server.enqueue(text_reply("later"))
+    code, out, err = await prompt("-c", "later", cwd=tmp_path)
+    assert (code, out) == (0, b"later\n"), err
+    assert texts(moved)[-2:] == ["later", "later"]

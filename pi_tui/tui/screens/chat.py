@@ -6,6 +6,7 @@ and post what the user asked for. Slash commands, dialogs and the palette live i
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Sequence
@@ -149,6 +150,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
     async def on_mount(self) -> None:
         self.session.confirm_compaction = self._confirm_compaction
         self.session.approval.approver = self._approve_tool_call
+        self.session.store.on_notice = self._file_notice
         self._bridge.bind(self.runtime.subscribe)
         self.runtime.on_session_replaced(self._session_replaced)
         self.set_interval(FRAME_SECONDS, self._bridge.flush)
@@ -198,6 +200,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
     async def _session_replaced(self, session: AgentSession, reason: ReplaceReason) -> None:
         session.confirm_compaction = self._confirm_compaction
         session.approval.approver = self._approve_tool_call
+        session.store.on_notice = self._file_notice
         self._footer_context.reset()
         self.query_one(LiveStatus).reset()
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
@@ -207,6 +210,16 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self.side_panel.reset()
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
         self._trust_question.ask(self, session, _nothing_more)
+
+    def _file_notice(self, text: str) -> None:
+        """What happened to the session file (another writer's entries taken in, a move to a new file);
+        appends come from the loop and from worker threads alike."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self.app.call_from_thread(self.notify, text, severity="warning", timeout=15, markup=False)
+        else:
+            self.notify(text, severity="warning", timeout=15, markup=False)
 
     async def _confirm_compaction(self, reason: str, tokens: int | None) -> bool:
         return await confirm_compaction(self.app, reason, tokens, seconds=self.confirm_seconds)
