@@ -84,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--yes", action="store_true", help="headless with approval on: approve every call instead of denying"
     )
+    run.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="trust this project's .pi-tui/settings.json as it is now: its approval, shellPath and "
+        "shellCommandPrefix apply (remembered until the file changes)",
+    )
     model = parser.add_argument_group("model")
     model.add_argument("--model", metavar="REF", help="provider/id or id (models.json, else zero-config)")
     model.add_argument(
@@ -148,6 +154,7 @@ def run_options(namespace: argparse.Namespace) -> RunOptions:
         cwd_override=namespace.cwd_override,
         approve=namespace.approve,
         yes=namespace.yes,
+        trust_project=namespace.trust_project,
     )
 
 
@@ -188,6 +195,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def missing_working_directory() -> str | None:
+    """What to say when the directory pi-tui was started in has been removed (every mode starts from
+    it), naming it: the kernel still knows the path (`/proc/self/cwd`), the shell's `$PWD` else."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        pass
+    else:
+        return None
+    where = None
+    with contextlib.suppress(OSError):
+        where = os.readlink("/proc/self/cwd").removesuffix(" (deleted)")
+    where = where or os.environ.get("PWD")
+    named = f" ({where})" if where else ""
+    return f"the current directory{named} no longer exists: change to a directory that exists and run again"
+
+
 def _encode_output_safely() -> None:
     """A character the terminal's encoding lacks (`“` under `PYTHONIOENCODING=ascii`) prints as `?`, and
     a lone surrogate as `?`, instead of ending the run with a traceback after the reply was saved."""
@@ -208,9 +232,17 @@ def _silence_stdout() -> None:
 def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMAND_HELP:
+        missing = missing_working_directory()
+        if missing is not None:
+            sys.stderr.write(f"pi-tui: {missing}\n")
+            return 1
         return _subcommands()[args[0]](args[1:])
     parser = build_parser()
     namespace = parser.parse_args(args)
+    missing = missing_working_directory()
+    if missing is not None:
+        sys.stderr.write(f"pi-tui: {missing}\n")
+        return 1
     namespace_demo = bool(namespace.demo)
     try:
         namespace.api_key = command_line_key(namespace, sys.stderr)
@@ -263,6 +295,7 @@ def _main(argv: Sequence[str] | None) -> int:
         cwd_override=options.cwd_override,
         open_resume=options.resume,
         approve=options.approve,
+        trust_project=options.trust_project,
     )
 
 

@@ -25,11 +25,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from anthropic import AsyncAnthropic, AsyncStream
+from anthropic import AsyncAnthropic, AsyncStream, DefaultAsyncHttpxClient
 from anthropic._streaming import ServerSentEvent, SSEDecoder
 
 from pi_tui.ai.anthropic_events import STREAM_ERROR_EVENT
 from pi_tui.ai.anthropic_request import ANTHROPIC_VERSION
+from pi_tui.ai.redirects import refuse_cross_origin_redirect
 from pi_tui.ai.stream import RequestClock
 
 MESSAGES_ENDPOINT = "/v1/messages"
@@ -94,6 +95,8 @@ def new_anthropic_client(
         base_url=base_url,
         default_headers={**PI_HEADERS, **headers},
         max_retries=max_retries,
+        # The SDK's own client, but a redirect to another origin is not followed (`redirects`).
+        http_client=DefaultAsyncHttpxClient(event_hooks={"response": [refuse_cross_origin_redirect]}),
         **extra,
     )
     client.request_clock = clock

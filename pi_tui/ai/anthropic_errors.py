@@ -18,6 +18,7 @@ from typing import Any
 from pi_tui.ai.dialect_hints import REFUSAL_WORDS
 from pi_tui.ai.js_json import js_dumps
 from pi_tui.ai.openai_errors import redact_key, retry_after_ms
+from pi_tui.ai.redirects import refused_redirect_text
 
 CONNECTION_ERROR = "Connection error."
 """The SDK's words for a connection that failed before the reply began, used for one that failed during it."""
@@ -117,8 +118,11 @@ def describe_anthropic_error(error: BaseException, api_key: str | None = None) -
         body = error.body
         shown = js_dumps(body) if isinstance(body, dict | list) else str(body or "").strip()
         text = f"{error.status_code} {shown}" if shown else f"{error.status_code} status code (no body)"
+        refused = refused_redirect_text(error.response.headers)
         hint = anthropic_hint(error.status_code, shown)
-        if hint is not None:
+        if refused is not None:
+            text = f"{error.status_code} {refused}"
+        elif hint is not None:
             text += f" ({hint})"
         delay = retry_after_ms(error.response.headers)
         if delay is not None:

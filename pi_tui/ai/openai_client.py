@@ -34,6 +34,7 @@ from typing import Any
 from openai import DEFAULT_CONNECTION_LIMITS, AsyncOpenAI, DefaultAsyncHttpxClient
 from openai._streaming import ServerSentEvent, SSEDecoder
 
+from pi_tui.ai.redirects import refuse_cross_origin_redirect
 from pi_tui.ai.stream import RequestClock
 from pi_tui.ai.valid_text import text_from_bytes, valid_json_value
 
@@ -161,7 +162,7 @@ def new_http_client() -> Any:
         max_keepalive_connections=defaults.max_keepalive_connections,
         keepalive_expiry=IDLE_CONNECTION_SECONDS,
     )
-    return DefaultAsyncHttpxClient(limits=limits)
+    return DefaultAsyncHttpxClient(limits=limits, event_hooks={"response": [refuse_cross_origin_redirect]})
 
 
 class RawEventsOpenAI(PiOpenAI):

@@ -16,6 +16,7 @@ from typing import Any
 
 from pi_tui.ai.dialect_hints import compat_hint
 from pi_tui.ai.js_json import js_dumps
+from pi_tui.ai.redirects import refused_redirect_text
 from pi_tui.config.key_secrets import MIN_KEY_CHARS, REDACTED
 
 RETRY_AFTER_MS_HEADER = "retry-after-ms"
@@ -97,7 +98,10 @@ def describe_error(error: BaseException, api_key: str | None = None) -> tuple[st
     if isinstance(error, openai.APIStatusError):
         details["status"] = error.status_code
         server_message = _server_message(error.body)
-        if not server_message:
+        refused = refused_redirect_text(error.response.headers)
+        if refused is not None:
+            text = f"{error.status_code} {refused}"
+        elif not server_message:
             text = f"{error.status_code} status code (no body)"
         else:
             text = f"{error.status_code} {server_message}"

@@ -8,6 +8,10 @@ diagnostic, and the rest of the file is used (`bounds.clamp_integers`); the file
 The two documents are then merged as pi does: project keys win, and a key holding an object in both
 files is merged one level deep (`{...global.x, ...project.x}`).
 
+A project file's code-running keys (`project_trust.CODE_RUNNING_KEYS`: approval, the shell and its
+prefix) are left out until the user trusts that project with the file's exact bytes; `LoadedSettings.
+untrusted` then names them, and so does a diagnostic.
+
 Saving writes only the global file, atomically (temporary file + `os.replace`), on top of what is on disk,
 so unknown keys survive; it refuses when the file on disk does not parse.
 """
@@ -27,9 +31,14 @@ from pydantic import ValidationError
 from pi_tui.config.bounds import Clamped, clamp_integers
 from pi_tui.config.json_locations import locate, value_offsets
 from pi_tui.config.paths import ensure_private_dir, project_config_dir, settings_path
+from pi_tui.config.project_trust import UntrustedProject, guarded_keys, is_trusted, settings_digest
+from pi_tui.config.regular_files import read_bounded
 from pi_tui.config.settings import Settings
 
 SETTINGS_FILE_NAME = "settings.json"
+SETTINGS_FILE_LIMIT = 4 << 20
+"""A settings file is a few hundred bytes; one past 4 MiB (or a device, a named pipe) is reported, not
+read without end."""
 
 Scope = Literal["global", "project"]
 
@@ -45,6 +54,8 @@ class SettingsDiagnostic:
     column: int | None = None
     key: str | None = None
     clamped: bool = False
+    untrusted: bool = False
+    """Some keys were left out because the project is not trusted; the rest of the file is used."""
 
     def __str__(self) -> str:
         where = str(self.path) + (f":{self.line}:{self.column}" if self.line is not None else "")
@@ -63,11 +74,14 @@ class SettingsFile:
     raw: dict[str, Any] = field(default_factory=dict)
     effective: dict[str, Any] = field(default_factory=dict)
     diagnostics: list[SettingsDiagnostic] = field(default_factory=list)
+    digest: str | None = None
+    """SHA-256 of the file's bytes as read (what a trust is recorded for)."""
 
     @property
     def ok(self) -> bool:
-        """True when the file is used (a clamped value is reported but does not discard the file)."""
-        return all(diagnostic.clamped for diagnostic in self.diagnostics)
+        """True when the file is used (a clamped value or an untrusted key is reported but does not
+        discard the file)."""
+        return all(diagnostic.clamped or diagnostic.untrusted for diagnostic in self.diagnostics)
 
 
 def project_settings_path(cwd: str | os.PathLike[str]) -> Path:
@@ -106,7 +120,8 @@ def read_settings_file(path: Path, scope: Scope) -> SettingsFile:
     """Parse and validate one file; never raises. A missing file is empty and fine."""
     result = SettingsFile(path=path, scope=scope)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_bounded(path, SETTINGS_FILE_LIMIT)
+        text = data.decode("utf-8")
     except FileNotFoundError:
         return result
     except (OSError, UnicodeDecodeError) as error:
@@ -114,6 +129,7 @@ def read_settings_file(path: Path, scope: Scope) -> SettingsFile:
         result.diagnostics.append(SettingsDiagnostic(path, f"cannot read settings file: {error}"))
         return result
     result.exists = True
+    result.digest = settings_digest(data)
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
@@ -221,22 +237,51 @@ class LoadedSettings:
     settings: Settings
     files: list[SettingsFile]
     merged: dict[str, Any]
+    untrusted: UntrustedProject | None = None
+    """The project's code-running keys that were left out, when there were any."""
 
     @property
     def diagnostics(self) -> list[SettingsDiagnostic]:
         return [diagnostic for file in self.files for diagnostic in file.diagnostics]
 
 
-def load_settings(cwd: str | os.PathLike[str], global_path: Path | None = None) -> LoadedSettings:
-    """Global then project settings for `cwd`, merged; never raises (broken files → diagnostics)."""
+def load_settings(
+    cwd: str | os.PathLike[str], global_path: Path | None = None, trust_home: Path | None = None
+) -> LoadedSettings:
+    """Global then project settings for `cwd`, merged; never raises (broken files → diagnostics).
+    `trust_home`: the folder holding `trusted-projects.json` (default: pi-tui's home)."""
+
     files = [
         read_settings_file(global_path or settings_path(), "global"),
         read_settings_file(project_settings_path(cwd), "project"),
     ]
+    untrusted = _drop_untrusted_keys(files[1], Path(cwd), trust_home)
     merged = merge_settings(files[0].effective, files[1].effective)
     try:
         settings = Settings.model_validate(merged)
     except ValidationError:
         # Each file validated alone; a one-level merge of two valid documents stays valid. Guard anyway.
         settings = Settings()
-    return LoadedSettings(settings=settings, files=files, merged=merged)
+    return LoadedSettings(settings=settings, files=files, merged=merged, untrusted=untrusted)
+
+
+def _drop_untrusted_keys(
+    project: SettingsFile, cwd: Path, trust_home: Path | None
+) -> UntrustedProject | None:
+    """Take the code-running keys out of the project file's effective document unless the user trusts
+    the project with exactly these bytes; what was taken out, with a diagnostic naming it."""
+    keys = guarded_keys(project.effective)
+    if not keys or project.digest is None or is_trusted(cwd, project.digest, trust_home):
+        return None
+    untrusted = UntrustedProject(
+        project_dir=cwd,
+        settings_path=project.path,
+        keys=tuple(keys),
+        digest=project.digest,
+        values=tuple((key, project.effective[key]) for key in keys),
+        trust_home=trust_home,
+    )
+
+    project.effective = {key: value for key, value in project.effective.items() if key not in keys}
+    project.diagnostics.append(SettingsDiagnostic(project.path, untrusted.reason(), untrusted=True))
+    return untrusted

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_tui.config.paths import pi_tui_home, shipped_path
+from pi_tui.config.project_trust import UntrustedProject
 from pi_tui.config.settings import Settings
 from pi_tui.config.settings_files import SETTINGS_FILE_NAME, SettingsDiagnostic, load_settings
 from pi_tui.context.context_files import (
@@ -59,6 +60,8 @@ class Resources:
     templates: tuple[PromptTemplate, ...]
     diagnostics: tuple[ResourceDiagnostic, ...]
     settings_diagnostics: tuple[SettingsDiagnostic, ...] = ()
+    untrusted_project: UntrustedProject | None = None
+    """The project settings' code-running keys left out until the user trusts the project."""
 
     def system_prompt(
         self, *, tools: Sequence[ToolPrompt], date: datetime.date, readme_path: Path | None = None
@@ -110,9 +113,13 @@ def load_resources(
     user_home = home or Path.home()
     global_dir = agent_home or pi_tui_home()
     settings_diagnostics: tuple[SettingsDiagnostic, ...] = ()
+    untrusted: UntrustedProject | None = None
     if settings is None:
-        loaded = load_settings(root, global_path=agent_home / SETTINGS_FILE_NAME if agent_home else None)
+        loaded = load_settings(
+            root, global_path=agent_home / SETTINGS_FILE_NAME if agent_home else None, trust_home=agent_home
+        )
         settings, settings_diagnostics = loaded.settings, tuple(loaded.diagnostics)
+        untrusted = loaded.untrusted
     diagnostics: list[ResourceDiagnostic] = []
     custom = find_prompt_file(root, global_dir, SYSTEM_FILE_NAME, diagnostics)
     append = find_prompt_file(root, global_dir, APPEND_SYSTEM_FILE_NAME, diagnostics)
@@ -133,6 +140,7 @@ def load_resources(
         templates=tuple(templates),
         diagnostics=(*diagnostics, *skill_diagnostics, *template_diagnostics),
         settings_diagnostics=settings_diagnostics,
+        untrusted_project=untrusted,
     )
 
 

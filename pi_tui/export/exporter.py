@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pi_tui.config.key_secrets import known_keys
 from pi_tui.export.html_export import HtmlOptions, write_html
 from pi_tui.export.jsonl_export import write_jsonl
+from pi_tui.session_file.ids import is_session_id
 from pi_tui.session_file.store import SessionStore
 
 ExportFormat = Literal["html", "jsonl"]
@@ -37,8 +38,10 @@ def format_for(out: Path) -> ExportFormat:
 
 
 def default_output(store: SessionStore, folder: Path) -> Path:
-    """`<session id>.html` in `folder`."""
-    return folder / f"{store.session_id}.html"
+    """`<session id>.html` in `folder` (`session.html` when the header's id is not a session id: it would
+    pick the folder)."""
+    name = store.session_id if is_session_id(store.session_id) else "session"
+    return folder / f"{name}.html"
 
 
 def export_session(store: SessionStore, out: Path, options: HtmlOptions | None = None) -> ExportResult:

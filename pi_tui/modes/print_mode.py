@@ -23,11 +23,13 @@ from pi_tui.ai.stream import StreamFunction
 from pi_tui.ai.valid_text import text_from_os
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.bounds import reserve_notes
+from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.models import ModelResolution, resolve_model
+from pi_tui.config.project_trust import trust_project_settings
 from pi_tui.modes.headless_notices import HeadlessNotices
 from pi_tui.modes.run_options import RunOptions
 from pi_tui.modes.session_command_support import report_file_problems
-from pi_tui.modes.user_messages import report
+from pi_tui.modes.user_messages import os_error_text, report
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.approval import ApprovalAnswer, Approver, describe_call, headless_denied_text
 from pi_tui.session.open_checks import continue_refusal, folder_warnings, missing_tool_note
@@ -35,6 +37,8 @@ from pi_tui.session.runtime import recorded_model
 from pi_tui.session.services import AgentSessionServices
 from pi_tui.session.session_events import AnyEvent
 from pi_tui.session.store_opening import SessionOpenError, open_store
+from pi_tui.session_file.run_lock import RunLock, SessionBusyError
+from pi_tui.session_file.store import SessionStore
 
 EXIT_ERROR = 1
 EXIT_SIGNAL = {signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGINT: 130}
@@ -174,13 +178,45 @@ async def run_print_mode(
     if refusal is not None:
         report(stderr, refusal)
         return EXIT_ERROR
+    try:
+        lock = RunLock.acquire(store.path) if store.path is not None else None
+    except SessionBusyError as error:
+        report(stderr, str(error))
+        return EXIT_ERROR
+    except OSError:
+        lock = None  # no lock file possible here (a read-only folder); the append check still guards
+    # What happens to the file meanwhile (another writer's entries taken in, a move) is said at once.
+    store.on_notice = lambda text: report(stderr, text)
+    try:
+        model = resolution.model
+        return await _run_in(store, model, resolution.api_key, prompts, options, stdout, stderr, stream_fn)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+async def _run_in(
+    store: SessionStore,
+    model: ModelConfig,
+    api_key: str | None,
+    prompts: list[str],
+    options: RunOptions,
+    stdout: TextIO,
+    stderr: TextIO,
+    stream_fn: StreamFunction | None,
+) -> int:
     report_file_problems(store, stderr)
     for warning in folder_warnings(store):
         report(stderr, warning)
+    if options.trust_project:
+        try:
+            trust_project_settings(store.cwd)
+        except OSError as error:
+            report(stderr, f"cannot record the trust in this project: {os_error_text(error)}")
+            return EXIT_ERROR
     services = AgentSessionServices.for_cwd(store.cwd)
     for problem in services.resources.problems():
         stderr.write(f"pi-tui: {problem}\n")
-    model = resolution.model
     for note in reserve_notes(services.resources.settings, model.context_window, model.ref):
         stderr.write(f"pi-tui: {note}\n")
     http_pool = HttpPool()
@@ -188,8 +224,8 @@ async def run_print_mode(
         SessionConfig(
             store=store,
             resources=services.resources,
-            model=resolution.model,
-            api_key=resolution.api_key,
+            model=model,
+            api_key=api_key,
             thinking_level=options.thinking,
             tool_names=options.tools,
             stream_fn=stream_fn,

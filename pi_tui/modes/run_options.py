@@ -30,3 +30,5 @@ class RunOptions:
     """`--approve`: bash, write and edit need the user's approval (as the `approval` setting)."""
     yes: bool = False
     """`--yes`: headless, approve every call approval mode would ask about (else they are denied)."""
+    trust_project: bool = False
+    """`--trust-project`: trust the session's project settings file as it is now (docs/reliability.md)."""

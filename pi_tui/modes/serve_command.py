@@ -22,7 +22,7 @@ import shlex
 import signal
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
 from pi_tui.modes.user_messages import report
@@ -36,12 +36,15 @@ if TYPE_CHECKING:  # aiohttp and textual-serve load only when serving: `pi-tui -
     Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 LOOPBACK_HOST = "127.0.0.1"
+LOOPBACK_NAMES = (LOOPBACK_HOST, "localhost")
 TOKEN_PARAM = "token"
 COOKIE_PREFIX = "pi_tui_serve_"
 SERVED_ENV = "PI_TUI_SERVED"
 """Set in the served process: its stdin is the browser's keystrokes, not a piped prompt."""
 INDEX_TEMPLATE = "pi-tui-serve.html"
 FORBIDDEN_TEXT = "pi-tui serve: open the URL printed in the terminal, token included.\n"
+TAB_STOP_SECONDS = 1.0
+"""How long a stop waits for the tabs' pi-tui processes to quit before the server closes anyway."""
 
 # Our own page for textual-serve's terminal script: its assets and the Roboto Mono files it ships, no CDN.
 PAGE = """<!DOCTYPE html>
@@ -80,8 +83,9 @@ def served_in_browser(environ: Mapping[str, str] | None = None) -> bool:
 
 
 def served_command(app_args: Sequence[str]) -> str:
-    """The shell command textual-serve runs per connection: this pi-tui, marked as served."""
-    return shlex.join(["env", f"{SERVED_ENV}=1", sys.executable, "-m", "pi_tui", *app_args])
+    """The shell command textual-serve runs per connection: this pi-tui, marked as served. `exec`, so
+    the process textual-serve holds is pi-tui itself and a stop's signal reaches it, not a shell."""
+    return "exec " + shlex.join(["env", f"{SERVED_ENV}=1", sys.executable, "-m", "pi_tui", *app_args])
 
 
 def _same(given: str | None, token: str) -> bool:
@@ -105,14 +109,22 @@ class TokenGate:
     def origin(self) -> str:
         return f"http://{LOOPBACK_HOST}:{self.port}"
 
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """The names this server answers to: the URL's `127.0.0.1` and `localhost`, which a user may
+        type instead. A page of any other name (a DNS-rebound one) is refused whatever it carries."""
+        return tuple(f"{name}:{self.port}" for name in LOOPBACK_NAMES)
+
     def admits(self, request: web.Request) -> bool:
+        if request.host not in self.hosts:
+            return False
         if not (
             _same(request.query.get(TOKEN_PARAM), self.token)
             or _same(request.cookies.get(self.cookie_name), self.token)
         ):
             return False
         origin = request.headers.get("Origin")
-        return origin is None or origin == self.origin
+        return origin is None or origin in {f"http://{host}" for host in self.hosts}
 
     async def handle(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         from aiohttp import web
@@ -130,26 +142,61 @@ class TokenGate:
 
 
 @dataclass
+class Tabs:
+    """The browser tabs connected now: their websocket handlers and the pi-tui each one started."""
+
+    handlers: set[asyncio.Task[object]]
+    processes: set[asyncio.subprocess.Process]
+
+
+@dataclass
 class RunningServer:
     url: str
     """What the user opens: `http://127.0.0.1:PORT/?token=…`."""
     port: int
     token: str
     runner: web.AppRunner
+    tabs: Tabs = field(default_factory=lambda: Tabs(set(), set()))
 
     async def stop(self) -> None:
+        """End every tab's pi-tui, then the server, within about a second. Left to aiohttp and
+        textual-serve it took 16-18 s with one tab open: aiohttp waits for the tabs' websockets, and a
+        served pi-tui asked to quit takes seconds more to go."""
+        tabs = self.tabs
+        for task in tabs.handlers:
+            task.cancel()  # the handler closes its websocket and asks its pi-tui to quit
+        for end in ("terminate", "kill"):
+            if tabs.handlers:
+                await asyncio.wait(tabs.handlers, timeout=TAB_STOP_SECONDS / 3)
+            for process in tabs.processes:
+                if process.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        getattr(process, end)()
+        if tabs.handlers:
+            await asyncio.wait(tabs.handlers, timeout=TAB_STOP_SECONDS / 3)
         await self.runner.cleanup()
         # textual-serve never closes the pipes of the app processes it started; collected after the
         # loop is gone they complain ("Event loop is closed"), so collect them while it still runs.
         gc.collect()
 
 
-def _gated_server(command: str, gate: TokenGate) -> Server:
+def _gated_server(command: str, gate: TokenGate, tabs: Tabs) -> Server:
     """textual-serve's `Server` with the token gate, our page, and no banner of its own."""
     import aiohttp_jinja2
     import jinja2
+    import textual_serve.server as serve_module
     from aiohttp import web
+    from textual_serve.app_service import AppService
     from textual_serve.server import Server
+
+    class TrackedAppService(AppService):
+        async def _open_app_process(self, width: int = 80, height: int = 24) -> asyncio.subprocess.Process:
+            process = await super()._open_app_process(width, height)
+            tabs.processes.add(process)
+            return process
+
+    # textual-serve makes one per tab by this name; tracked, a stop can end them (`RunningServer.stop`).
+    setattr(serve_module, "AppService", TrackedAppService)  # noqa: B010 (not an exported name)
 
     @web.middleware
     async def check_token(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -165,12 +212,24 @@ def _gated_server(command: str, gate: TokenGate) -> Server:
         async def on_startup(self, app: web.Application) -> None:
             """textual-serve prints a banner and the URL without its token here; we print our own."""
 
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+            task = asyncio.current_task()
+            assert task is not None
+            tabs.handlers.add(task)
+            try:
+                return await super().handle_websocket(request)
+            finally:
+                tabs.handlers.discard(task)
+
         async def handle_index(self, request: web.Request) -> web.Response:
             static = request.app.router["static"].url_for(filename="/")
+            # The name the page was opened with (the gate admitted it): the cookie belongs to that
+            # name, so the assets and the websocket must use it too (`localhost` is not `127.0.0.1`).
+            host = request.host
             context = {
                 "title": self.title,
-                "static_url": f"{gate.origin}{static}".rstrip("/") + "/",
-                "websocket_url": f"ws://{LOOPBACK_HOST}:{gate.port}/ws",
+                "static_url": f"http://{host}{static}".rstrip("/") + "/",
+                "websocket_url": f"ws://{host}/ws",
                 "font_size": _font_size(request.query.get("fontsize")),
             }
             return aiohttp_jinja2.render_template(INDEX_TEMPLATE, request, context)
@@ -183,8 +242,9 @@ async def start_server(app_args: Sequence[str], *, port: int = 0, token: str | N
     from aiohttp import web
 
     gate = TokenGate(token or secrets.token_urlsafe(32), port)
-    server = _gated_server(served_command(app_args), gate)
-    runner = web.AppRunner(await server._make_app(), access_log=None)
+    tabs = Tabs(set(), set())
+    server = _gated_server(served_command(app_args), gate, tabs)
+    runner = web.AppRunner(await server._make_app(), access_log=None, shutdown_timeout=TAB_STOP_SECONDS)
     await runner.setup()
     try:
         await web.TCPSite(runner, LOOPBACK_HOST, port).start()
@@ -193,7 +253,7 @@ async def start_server(app_args: Sequence[str], *, port: int = 0, token: str | N
         raise
     gate.port = _bound_port(runner)
     url = f"{gate.origin}/?{TOKEN_PARAM}={gate.token}"
-    return RunningServer(url, gate.port, gate.token, runner)
+    return RunningServer(url, gate.port, gate.token, runner, tabs)
 
 
 def _bound_port(runner: web.AppRunner) -> int:

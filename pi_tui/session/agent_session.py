@@ -130,7 +130,9 @@ class AgentSession(SessionControls):
         self._reload_resources = config.reload_resources or (lambda: load_resources(self.resources.cwd))
         settings = self.resources.settings
         self.tools_by_name = session_tools(self.resources, self.store)
+        self._approve_flag = config.approve
         self.approval = ApprovalPolicy(config.approve or settings.approval, emit=self.emit)
+
         existing = self.store.build_context()
         tool_names = config.tool_names
         if tool_names is None and existing.prompt.seen:

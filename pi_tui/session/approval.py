@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeAlias
 from pi_tui.agent.hooks import BeforeToolCallContext, BeforeToolCallResult
 from pi_tui.ai.abort import AbortSignal
 from pi_tui.session.session_events import AnyEvent, ApprovalAnsweredEvent, ApprovalRequestedEvent
+from pi_tui.tools.shell_run import ShellStartError, resolve_shell
 
 GATED_TOOLS = frozenset({"bash", "write", "edit"})
 """The tools that change files or run commands; the read-only ones never ask."""
@@ -56,6 +57,23 @@ def describe_call(tool_name: str, args: dict[str, Any]) -> str:
         text = ", ".join(f"{key}={value!r}" for key, value in args.items())
     text = " ".join(text.split())
     return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
+
+
+def describe_shell(shell_path: str | None, prefix: str | None) -> str:
+    """The shell a command will run in and the prefix run before it, as the approval question shows
+    them: a project the user trusted may have chosen both (docs/reliability.md, section 13)."""
+    try:
+        shell = resolve_shell(shell_path)
+    except ShellStartError:
+        shell = f"{shell_path} (not found: the command will fail)"
+    text = f"runs in: {shell}"
+    if prefix:
+        text += "\nafter the prefix (shellCommandPrefix):\n" + "\n".join(_clip_lines(prefix.splitlines()))
+    return text
+
+
+def _clip_lines(lines: list[str], limit: int = 10) -> list[str]:
+    return lines if len(lines) <= limit else [*lines[:limit], f"… {len(lines) - limit} more lines"]
 
 
 class ApprovalPolicy:

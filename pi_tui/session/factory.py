@@ -14,6 +14,7 @@ from pi_tui.ai.messages import ThinkingLevel
 from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
+from pi_tui.config.project_trust import trust_project_settings
 from pi_tui.config.settings_files import load_settings
 from pi_tui.session.runtime import AgentSessionRuntime, RuntimeOptions, recorded_model
 from pi_tui.session.services import AgentSessionServices
@@ -44,7 +45,9 @@ def create_runtime(
     stream_fn: StreamFunction | None = None,
     cwd_override: bool = False,
     approve: bool = False,
+    trust_project: bool = False,
 ) -> RuntimeSetup:
+    """`trust_project` (`--trust-project`): trust the session's project settings file as it is now."""
     problems: list[str] = []
     ref = model.ref or load_settings(cwd).settings.default_model
     resolution = resolve_model(ref, model.base_url, model.api_key)
@@ -62,6 +65,11 @@ def create_runtime(
         restored = recorded_model(store)
         if restored is not None:
             chosen_model, api_key = restored
+    if trust_project:
+        try:
+            trust_project_settings(store.cwd)
+        except OSError as error:
+            problems.append(f"cannot record the trust in this project: {error}")
     services = AgentSessionServices.for_cwd(Path(store.cwd))
     resources = services.resources
     problems += resources.problems()

@@ -17,6 +17,7 @@ from pi_tui.ai.messages import ThinkingLevel
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.resources import Resources
 from pi_tui.context.system_prompt import SystemPrompt
+from pi_tui.session.approval import ApprovalPolicy
 from pi_tui.session.session_events import (
     AnyEvent,
     ModelChangedEvent,
@@ -42,6 +43,9 @@ class SessionControls:
     active_tools: list[AgentTool[Any]]
     _reload_resources: Callable[[], Resources]
     _http_pool: HttpPool | None
+    approval: ApprovalPolicy
+    _approve_flag: bool
+    """`--approve` was given: approval stays on whatever the settings say."""
 
     if TYPE_CHECKING:
 
@@ -106,7 +110,10 @@ class SessionControls:
         self.resources = await asyncio.to_thread(self._reload_resources)
         if self._http_pool is not None:
             await self._http_pool.reset()
-        # New settings (output limits, shell) reach the tools; the active set stays as it was.
+        # New settings (output limits, shell, approval: a project trusted since) reach the tools; the
+        # active set, and the tools answered "always", stay as they were.
+        self.approval.enabled = self._approve_flag or self.resources.settings.approval
+
         self.tools_by_name = session_tools(self.resources, self.store)
         self.active_tools = select_tools(self.tools_by_name, [tool.name for tool in self.active_tools])
         self.agent.state.tools = self.active_tools

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from pi_tui.session.session_setup import SPILL_FOLDER_NAME
+from pi_tui.session_file.ids import is_session_id
 from pi_tui.session_file.store import SessionStore
 
 TRASH_TIMEOUT_S = 30
@@ -50,7 +51,8 @@ def session_id_of(path: Path) -> str | None:
     except (OSError, ValueError):
         return None
     session_id = header.get("id") if isinstance(header, dict) else None
-    return session_id if isinstance(session_id, str) and session_id else None
+    # Only an id of pi's shape names the spill and checkpoint folders to remove: `../../x` must not.
+    return session_id if isinstance(session_id, str) and is_session_id(session_id) else None
 
 
 def delete_session_file(path: Path) -> Deletion:

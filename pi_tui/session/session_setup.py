@@ -25,7 +25,7 @@ from pi_tui.config.paths import pi_tui_home
 from pi_tui.context.resources import Resources
 from pi_tui.context.system_prompt import SystemPrompt
 from pi_tui.session.user_bash import UserBashOptions
-from pi_tui.session_file.ids import iso_to_ms
+from pi_tui.session_file.ids import is_session_id, iso_to_ms, uuid7
 from pi_tui.session_file.store import SessionStore
 from pi_tui.tools.registry import ToolLimits, build_tools
 from pi_tui.tools.spill_file import default_spill_dir
@@ -70,8 +70,9 @@ def available_thinking_levels(model: ModelConfig | None) -> tuple[ThinkingLevel,
 
 
 def spill_dir_for(store: SessionStore) -> Path | None:
-    """Spilled tool output lives beside the session file, so it survives and leaves with the session."""
-    if store.path is None:
+    """Spilled tool output lives beside the session file, so it survives and leaves with the session.
+    None (nothing is spilled) when the header's id is not a session id: it would pick the folder."""
+    if store.path is None or not is_session_id(store.session_id):
         return None
     return store.path.parent / SPILL_FOLDER_NAME / store.session_id
 
@@ -87,8 +88,11 @@ def checkpoints_for(store: SessionStore) -> CheckpointStore:
     uses a private temp folder), shared by content with every session of that folder."""
     from pi_tui.tools.file_checkpoints.store import CHECKPOINTS_FOLDER_NAME, CheckpointStore
 
-    if store.path is None:
-        return CheckpointStore(default_spill_dir() / CHECKPOINTS_FOLDER_NAME, store.session_id)
+    if store.path is None or not is_session_id(store.session_id):
+        # A header id that is not a session id names no folder (`../../x`): such a session's
+        # checkpoints, if any were ever taken, stay under a fresh id in the private temp folder.
+        session_id = store.session_id if is_session_id(store.session_id) else uuid7()
+        return CheckpointStore(default_spill_dir() / CHECKPOINTS_FOLDER_NAME, session_id)
     return CheckpointStore.beside(store.path, store.session_id)
 
 

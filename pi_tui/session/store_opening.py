@@ -11,6 +11,7 @@ asked to continue there (`--here`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,13 +56,27 @@ def new_store(cwd: str, folder: Path | None) -> SessionStore:
 
 def open_session_file(path: Path, cwd: str, *, here: bool = False) -> SessionStore:
     """Continue the session file `path` in its own working directory; when that is gone, in `cwd` with
-    `here`, else `SessionCwdMissingError`. A missing file is a new session that will be written there."""
+    `here`, else `SessionCwdMissingError`. A missing file is a new session that will be written there;
+    a link to nothing is refused (pi-tui creates session files without following links)."""
+    if path.is_symlink() and not path.exists():
+        raise SessionOpenError(dangling_link_text(path))
     store = SessionStore.open(path)
     if Path(store.cwd).is_dir():
         return store
     if not here:
         raise SessionCwdMissingError(path, store.cwd, cwd)
     return SessionStore.open(path, cwd=cwd)
+
+
+def dangling_link_text(path: Path) -> str:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return (
+        f"{path} is a symbolic link to {target}, which does not exist: pi-tui does not create a session "
+        "file through a link; give the target's path instead, or remove the link"
+    )
 
 
 def fork_session_file(source: Path, cwd: str, folder: Path) -> SessionStore:

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 import uuid
 from collections.abc import Container
 from datetime import UTC, datetime, timedelta
 
 ENTRY_ID_LENGTH = 8
+SESSION_ID_SHAPE = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,127}")
+"""pi's session ids are UUIDs; what is accepted is the alphabet of ids written by hand or by older tools
+that can only ever be one plain folder name: letters, digits, `-` and `_`, starting with a letter or digit,
+at most 128 characters (a UUID always is). pi-tui builds the spill and checkpoint paths from the id, so
+`/tmp/x`, `../../x` or `.` there would put files wherever a shared session file says."""
 ENTRY_ID_ATTEMPTS = 100
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -21,6 +27,11 @@ def uuid7(now_ms: int | None = None) -> str:
     rand_b = rand & ((1 << 62) - 1)
     value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | rand_a << 64 | 0b10 << 62 | rand_b
     return str(uuid.UUID(int=value))
+
+
+def is_session_id(text: str) -> bool:
+    """`text` has the shape of pi's session ids, so it is safe as one path component."""
+    return SESSION_ID_SHAPE.fullmatch(text) is not None
 
 
 def new_entry_id(taken: Container[str]) -> str:

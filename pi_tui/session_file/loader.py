@@ -34,9 +34,19 @@ from pi_tui.session_file.entries import (
     opaque_entry,
     parse_entry,
 )
+from pi_tui.session_file.ids import is_session_id
 from pi_tui.session_file.migrations import header_version, migrate_objects
 
 EMPTY_FILE = "empty file"
+
+
+def invalid_session_id_reason(session_id: str) -> str:
+    """Why a file whose header id could name any folder (`/tmp/x`, `../../x`) is opened read-only."""
+    shown = session_id if len(session_id) <= 80 else session_id[:79] + "…"
+    accepted = "pi's are UUIDs; letters, digits, - and _ are accepted"
+    return f"its header's id {shown!r} is not a session id ({accepted})"
+
+
 """The read-only reason of a file holding nothing but whitespace (a store starts a new session in it)."""
 
 
@@ -141,6 +151,12 @@ def load_session_text(path: Path, text: str, *, decode_note: str | None = None) 
         except ValidationError as error:
             result.read_only_reason = "invalid session header"
             diagnostics.append(Diagnostic(path, objects[0][0], f"invalid session header: {_describe(error)}"))
+        else:
+            if not is_session_id(result.header.id):
+                result.read_only_reason = invalid_session_id_reason(result.header.id)
+                note = f"{result.read_only_reason}; opened read-only, no folder is named after it"
+                diagnostics.append(Diagnostic(path, objects[0][0], note))
+
         objects = objects[1:]
     _validate_entries(result, objects)
     return result
@@ -288,9 +304,12 @@ def _v3_header(raw: bytes) -> SessionHeader:
     if not is_header or header_version(obj) != CURRENT_SESSION_VERSION:
         raise _NeedsGeneralPath
     try:
-        return SessionHeader.model_validate(obj)
+        header = SessionHeader.model_validate(obj)
     except ValidationError as error:
         raise _NeedsGeneralPath from error
+    if not is_session_id(header.id):  # the whole-file reader says why the file is read-only
+        raise _NeedsGeneralPath
+    return header
 
 
 def _add_line_slowly(

@@ -46,8 +46,21 @@ from pi_tui.session_file.ids import file_timestamp, iso_timestamp, new_entry_id,
 from pi_tui.session_file.listing import newest_session_file
 from pi_tui.session_file.loader import EMPTY_FILE, read_session_file
 from pi_tui.session_file.migrations import replace_file_atomically, write_migrated_file
+from pi_tui.session_file.outside_writes import (
+    adopted_notice,
+    appended_entries,
+    moved_notice,
+    rewritten_notice,
+)
 from pi_tui.session_file.tree import Labels, TreeNode, branch_path, build_tree, parent_loops
-from pi_tui.session_file.writer import SessionWriteError, append_lines, create_session_file
+from pi_tui.session_file.writer import (
+    FileState,
+    SessionFileChanged,
+    SessionWriteError,
+    append_lines,
+    create_session_file,
+    file_state,
+)
 
 _E = TypeVar("_E", bound=SessionEntry)
 
@@ -92,6 +105,7 @@ class SessionStore:
         diagnostics: list[Diagnostic] | None = None,
         cwd: str | None = None,
         into_blank_file: bool = False,
+        disk_state: FileState | None = None,
     ) -> None:
         self._header = header
         self._entries = entries
@@ -117,6 +131,13 @@ class SessionStore:
         # Appends come from worker threads, two at once when parallel summary calls each record their
         # request; unserialised, both wrote the pending lines and one entry landed in the file twice.
         self._append_lock = threading.RLock()
+        self._disk_state = disk_state
+        """The file as this store last read or wrote it; an append to a file that differs (another
+        writer, a truncation) is handled by `outside_writes` instead of forking it silently."""
+        self.notices: list[str] = []
+        """What happened to the file that the user must hear of (another writer's entries taken in,
+        the session moved to a new file), in order; `on_notice` hears each as it happens."""
+        self.on_notice: Callable[[str], None] | None = None
 
     # --- construction ---------------------------------------------------------------------------
 
@@ -142,6 +163,7 @@ class SessionStore:
         if not path.exists():
             header = _new_header(cwd if cwd is not None else os.getcwd())
             return cls(header, [], path=path, persist=True)
+        state = file_state(path)  # before reading: a line added meanwhile shows at the first append
         loaded = read_session_file(path)
         if loaded.read_only_reason == EMPTY_FILE:
             header = _new_header(cwd if cwd is not None else os.getcwd())
@@ -152,6 +174,7 @@ class SessionStore:
             reason = write_migrated_file(
                 path, header, loaded.entries, loaded.original_version, migrate, loaded.diagnostics
             )
+            state = file_state(path)  # the migrated file replaced the old one
         return cls(
             header,
             loaded.entries,
@@ -162,6 +185,7 @@ class SessionStore:
             read_only_reason=reason,
             diagnostics=loaded.diagnostics,
             cwd=cwd,
+            disk_state=state,
         )
 
     @classmethod
@@ -390,10 +414,12 @@ class SessionStore:
         lines = [entry_line(entry) for entry in self._entries[self._written :]]
         try:
             if self._file_exists:
-                append_lines(self._path, lines)
+                self._append_checked(lines)
             elif self._has_message or force:
                 header = entry_line(self._header)
-                create_session_file(self._path, [header, *lines], into_blank=self._into_blank_file)
+                self._disk_state = create_session_file(
+                    self._path, [header, *lines], into_blank=self._into_blank_file
+                )
                 self._file_exists = True
             else:
                 return
@@ -402,6 +428,71 @@ class SessionStore:
             raise
         self._written = len(self._entries)
         self.write_failure = None
+
+    def _append_checked(self, lines: list[str]) -> None:
+        """Append `lines` to the file if it is as this store left it; else take in what another writer
+        appended and append after it, or rewrite or move the session (`outside_writes`)."""
+        assert self._path is not None
+        for _ in range(3):  # another writer may append again between taking in and appending
+            try:
+                self._disk_state = append_lines(self._path, lines, self._disk_state) or self._disk_state
+                return
+            except SessionFileChanged as change:
+                adopted = appended_entries(change, self._by_id.keys())
+                if adopted is None:
+                    self._rewrite_or_move(change)
+                    return
+                self._take_in(adopted, change.found)
+        self._rewrite_or_move(SessionFileChanged(self._path, self._disk_state or FileState(0, 0, 0), None))
+
+    def _take_in(self, adopted: list[SessionEntry], state: FileState | None) -> None:
+        """Another writer's entries, placed before this store's unwritten ones (as in the file)."""
+        assert self._path is not None
+        self._entries[self._written : self._written] = adopted
+        self._written += len(adopted)
+        for entry in adopted:
+            self._by_id[entry.id] = entry
+            if isinstance(entry, LabelEntry):
+                self._labels.apply(entry)
+        self._has_message = self._has_message or any(_has_message(entry) for entry in adopted)
+        self._disk_state = state
+        self._notice(adopted_notice(self._path, adopted))
+
+    def _rewrite_or_move(self, change: SessionFileChanged) -> None:
+        """The file is not ours to append to any more: rewrite it whole when it was emptied, else go on
+        in a new file of the same folder; either way it holds every entry this store has."""
+        old = self._path
+        assert old is not None
+        found = change.found
+        emptied = (
+            found is not None
+            and found.size == 0
+            and (found.device, found.inode)
+            == (
+                change.expected.device,
+                change.expected.inode,
+            )
+        )
+        if emptied:
+            text = "".join(f"{entry_line(item)}\n" for item in (self._header, *self._entries))
+            try:
+                replace_file_atomically(old, text)
+            except OSError as error:
+                raise SessionWriteError(error.errno, error.strerror or str(error), str(old)) from error
+            self._disk_state = file_state(old)
+            self._notice(rewritten_notice(old, len(self._entries)))
+            return
+        header = _new_header(self._cwd, parent_session=str(old))
+        target = old.parent / session_file_name(header)
+        lines = [entry_line(item) for item in (header, *self._entries)]
+        self._disk_state = create_session_file(target, lines)
+        self._header, self._path = header, target
+        self._notice(moved_notice(old, target, change))
+
+    def _notice(self, text: str) -> None:
+        self.notices.append(text)
+        if self.on_notice is not None:
+            self.on_notice(text)
 
     # --- copies ---------------------------------------------------------------------------------
 

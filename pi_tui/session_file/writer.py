@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from pi_tui.config.paths import SESSION_FILE_MODE, ensure_private_dir
@@ -37,6 +39,49 @@ class SessionWriteError(OSError):
 
     def __str__(self) -> str:
         return f"cannot write session file {self.filename}: {self.strerror}; the file was left as it was"
+
+
+@dataclass(frozen=True)
+class FileState:
+    """Which file a store last wrote or read, and how long it was then: another writer's append, a
+    truncation or a replacement shows as a different state at the next append."""
+
+    device: int
+    inode: int
+    size: int
+
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileState:
+        return cls(info.st_dev, info.st_ino, info.st_size)
+
+
+def file_state(path: Path) -> FileState | None:
+    """The state of `path` now, None when it cannot be read."""
+    try:
+        return FileState.of(os.stat(path))
+    except OSError:
+        return None
+
+
+class SessionFileChanged(Exception):
+    """The session file is not as this store left it: `found` is what is there now (None: it is gone).
+    Nothing was written."""
+
+    def __init__(self, path: Path, expected: FileState, found: FileState | None) -> None:
+        super().__init__(f"{path} changed since it was last read or written")
+        self.path = path
+        self.expected = expected
+        self.found = found
+
+    @property
+    def grew(self) -> bool:
+        """The same file, longer: another writer appended to it."""
+        found = self.found
+        return (
+            found is not None
+            and (found.device, found.inode) == (self.expected.device, self.expected.inode)
+            and found.size > self.expected.size
+        )
 
 
 def _failed(path: Path, error: OSError) -> SessionWriteError:
@@ -62,7 +107,7 @@ def encode_lines(lines: list[str]) -> bytes:
     return "".join(f"{line}\n" for line in lines).encode("utf-8")
 
 
-def create_session_file(path: Path, lines: list[str], *, into_blank: bool = False) -> None:
+def create_session_file(path: Path, lines: list[str], *, into_blank: bool = False) -> FileState:
     """Create `path` (which must not exist) holding `lines`, durably, in one write.
 
     With `into_blank`, a file holding only whitespace (`--session` naming an empty file) is taken
@@ -82,6 +127,7 @@ def create_session_file(path: Path, lines: list[str], *, into_blank: bool = Fals
     try:
         start = os.fstat(fd).st_size
         _write_all(fd, (b"\n" if start else b"") + encode_lines(lines), start)
+        state = FileState.of(os.fstat(fd))
     except OSError as error:
         if created:
             with contextlib.suppress(OSError):
@@ -90,6 +136,7 @@ def create_session_file(path: Path, lines: list[str], *, into_blank: bool = Fals
     finally:
         os.close(fd)
     fsync_dir(path.parent)
+    return state
 
 
 def _open_blank(path: Path) -> int:
@@ -102,21 +149,44 @@ def _open_blank(path: Path) -> int:
     return fd
 
 
-def append_lines(path: Path, lines: list[str]) -> None:
-    """Append complete lines to an existing file with one write, ending a torn last line first.
+def append_lines(path: Path, lines: list[str], expected: FileState | None = None) -> FileState | None:
+    """Append complete lines to an existing file with one write, ending a torn last line first; the
+    file's state after it (None when nothing was written).
 
-    Raises `SessionWriteError` with the file unchanged."""
+    With `expected`, the file must still be that file at that length: otherwise `SessionFileChanged`
+    and nothing is written (another writer appended, the file was cut short or replaced). The check
+    and the write happen under an exclusive `flock` of the file, so two pi-tui processes cannot both
+    pass the check and then both append. Raises `SessionWriteError` with the file unchanged."""
     if not lines:
-        return
+        return None
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+    except FileNotFoundError as error:
+        if expected is not None:
+            raise SessionFileChanged(path, expected, None) from error
+        raise _failed(path, error) from error
     except OSError as error:
         raise _failed(path, error) from error
     try:
-        size = os.fstat(fd).st_size
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        info = os.fstat(fd)
+        if expected is not None and FileState.of(info) != expected:
+            raise SessionFileChanged(path, expected, FileState.of(info))
+        size = info.st_size
         prefix = b"\n" if size > 0 and os.pread(fd, 1, size - 1) != b"\n" else b""
         _write_all(fd, prefix + encode_lines(lines), size)
+        return FileState.of(os.fstat(fd))
     except OSError as error:
         raise _failed(path, error) from error
     finally:
-        os.close(fd)
+        os.close(fd)  # releases the lock
+
+
+def read_appended(path: Path, start: int, limit: int) -> bytes:
+    """The bytes another writer appended after `start` (at most `limit`; more is refused as ValueError)."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"more than {limit} bytes were added")
+    return data

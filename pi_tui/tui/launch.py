@@ -24,6 +24,7 @@ def run_interactive(
     cwd_override: bool = False,
     open_resume: bool = False,
     approve: bool = False,
+    trust_project: bool = False,
 ) -> int:
     """With a usable model: the chat on a new (or the chosen) session; without: the start page, which
     explains the setup and still browses existing sessions."""
@@ -38,7 +39,9 @@ def run_interactive(
         tools=tools,
         cwd_override=cwd_override,
         approve=approve,
+        trust_project=trust_project,
     )
+
     notice = setup_notice(describe_model_setup(os.environ), setup)
     app = PiTuiApp(
         cwd=Path(cwd),

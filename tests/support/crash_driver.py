@@ -35,6 +35,7 @@ from pi_tui.context.resources import load_resources  # noqa: E402
 from pi_tui.session.agent_session import AgentSession, SessionConfig  # noqa: E402
 from pi_tui.session_file import store as store_module  # noqa: E402
 from pi_tui.session_file.store import SessionStore  # noqa: E402
+from pi_tui.session_file.writer import FileState  # noqa: E402
 
 MODEL = ModelConfig(id="crash-model", provider="scripted", context_window=1_000_000)
 SETTINGS = Settings(
@@ -73,13 +74,15 @@ def _install_acks() -> None:
     """Wrap the store's two write calls: an ack is printed only once the lines are on disk."""
     create, append = store_module.create_session_file, store_module.append_lines
 
-    def acked_create(path: Path, lines: list[str], *, into_blank: bool = False) -> None:
-        create(path, lines, into_blank=into_blank)
+    def acked_create(path: Path, lines: list[str], *, into_blank: bool = False) -> FileState:
+        state = create(path, lines, into_blank=into_blank)
         _announce(lines)
+        return state
 
-    def acked_append(path: Path, lines: list[str]) -> None:
-        append(path, lines)
+    def acked_append(path: Path, lines: list[str], expected: FileState | None = None) -> FileState | None:
+        state = append(path, lines, expected)
         _announce(lines)
+        return state
 
     store_module.create_session_file = acked_create
     store_module.append_lines = acked_append

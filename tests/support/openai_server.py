@@ -52,6 +52,8 @@ class StreamReply:
     cut_after_bytes: int | None = None
     """Send only the first N bytes of the SSE body (possibly mid-line), then close the connection."""
     fault: str | None = None
+    release: asyncio.Event | None = None
+    """Send nothing until the test sets this (it decides when the reply comes, not a clock)."""
 
 
 @dataclass
@@ -209,6 +211,8 @@ class OpenAIServer:
         if isinstance(reply, ErrorReply):
             await self._send_error(writer, reply)
             return True
+        if reply.release is not None:
+            await reply.release.wait()
         return await self._send_stream(reader, writer, reply)
 
     @property

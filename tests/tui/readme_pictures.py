@@ -91,9 +91,11 @@ def sessions_to_resume(folder: Path) -> App[Any]:
 
 
 def approval_chat(folder: Path) -> App[Any]:
-    """Approval mode on; the model's answer is a command to run."""
+    """Approval mode on; the model's answer is a command to run. The shell is named (the dialog shows it),
+    so the picture is the same on a machine without /bin/bash."""
     call = ScriptedToolCall(name="bash", arguments={"command": "rm -rf build && make dist"})
-    app, _, _ = make_chat_app(folder, [ScriptedReply(tool_calls=[call])], settings=Settings(approval=True))
+    settings = Settings(approval=True, shell_path="/bin/sh")
+    app, _, _ = make_chat_app(folder, [ScriptedReply(tool_calls=[call])], settings=settings)
     return app
 
 

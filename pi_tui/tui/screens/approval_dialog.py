@@ -70,14 +70,19 @@ class ApprovalDialog(Dialog[ApprovalAnswer]):
         Binding("escape", "answer('no')", "No", show=False),
     ]
 
-    def __init__(self, tool_name: str, args: dict[str, Any]) -> None:
+    def __init__(self, tool_name: str, args: dict[str, Any], *, shell: str | None = None) -> None:
+        """`shell`: for a command, the shell and prefix it will run with (`describe_shell`)."""
         super().__init__(f"Allow this {tool_name} call?")
         self.tool_name = tool_name
         self.args = args
+        self.shell = shell
 
     def compose_body(self) -> ComposeResult:
         subject, lines = call_details(self.tool_name, self.args)
         yield Static(subject, classes="approval-subject", markup=False)
+        if self.shell is not None:
+            yield Static(self.shell, id="approval-shell", markup=False)
+
         with VerticalScroll():
             yield Static("\n".join(_clip(lines)) or "(empty)", id="approval-body", markup=False)
         yield Label(

@@ -6,6 +6,7 @@ and post what the user asked for. Slash commands, dialogs and the palette live i
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from textual.widgets import Footer
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.project_files.git_branch import git_branch
 from pi_tui.session.agent_session import AgentSession
-from pi_tui.session.approval import ApprovalAnswer
+from pi_tui.session.approval import ApprovalAnswer, describe_shell
 from pi_tui.session.runtime import AgentSessionRuntime, ReplaceReason
 from pi_tui.session_file.store import SessionReadOnlyError
 from pi_tui.session_file.usage_totals import usage_totals
@@ -36,6 +37,7 @@ from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS
 from pi_tui.tui.screens.opening_notices import show_opening_notices
 from pi_tui.tui.screens.pane_focus import PANE_KEYS, PaneFocus
 from pi_tui.tui.screens.session_questions import approve_tool_call, confirm_compaction
+from pi_tui.tui.screens.trust_dialog import ProjectTrustQuestion
 from pi_tui.tui.slash_commands import parse_slash_command
 from pi_tui.tui.widgets.completion_popup import CompletionPopup
 from pi_tui.tui.widgets.conversation import ConversationView
@@ -127,6 +129,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self._last_escape: float | None = None
         """When Esc was last pressed; None when the next press starts afresh."""
         self.confirm_seconds: float = COUNTDOWN_SECONDS
+        self._trust_question = ProjectTrustQuestion()
 
     def compose(self) -> ComposeResult:
         # The breakpoint class the first resize would set, set now: added after the transcript is
@@ -147,6 +150,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
     async def on_mount(self) -> None:
         self.session.confirm_compaction = self._confirm_compaction
         self.session.approval.approver = self._approve_tool_call
+        self.session.store.on_notice = self._file_notice
         self._bridge.bind(self.runtime.subscribe)
         self.runtime.on_session_replaced(self._session_replaced)
         self.set_interval(FRAME_SECONDS, self._bridge.flush)
@@ -167,6 +171,11 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self.refresh_footer()
         self.side_panel.reset()
         self._load_git_branch()
+        # The messages given on the command line wait for the answer: they may run commands.
+        if self.demo or not self._trust_question.ask(self, self.session, self._start_work):
+            await self._start_work()
+
+    async def _start_work(self) -> None:
         if self.initial_messages:
             self._run_prompts(self.initial_messages)
         if self.open_resume:
@@ -191,6 +200,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
     async def _session_replaced(self, session: AgentSession, reason: ReplaceReason) -> None:
         session.confirm_compaction = self._confirm_compaction
         session.approval.approver = self._approve_tool_call
+        session.store.on_notice = self._file_notice
         self._footer_context.reset()
         self.query_one(LiveStatus).reset()
         await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
@@ -199,12 +209,27 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self.refresh_footer()
         self.side_panel.reset()
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
+        self._trust_question.ask(self, session, _nothing_more)
+
+    def _file_notice(self, text: str) -> None:
+        """What happened to the session file (another writer's entries taken in, a move to a new file);
+        appends come from the loop and from worker threads alike."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self.app.call_from_thread(self.notify, text, severity="warning", timeout=15, markup=False)
+        else:
+            self.notify(text, severity="warning", timeout=15, markup=False)
 
     async def _confirm_compaction(self, reason: str, tokens: int | None) -> bool:
         return await confirm_compaction(self.app, reason, tokens, seconds=self.confirm_seconds)
 
     async def _approve_tool_call(self, tool_name: str, args: dict[str, Any]) -> ApprovalAnswer:
-        return await approve_tool_call(self.app, tool_name, args)
+        settings = self.session.resources.settings
+        shell = None
+        if tool_name == "bash":
+            shell = describe_shell(settings.shell_path, settings.shell_command_prefix)
+        return await approve_tool_call(self.app, tool_name, args, shell=shell)
 
     @work(thread=True, exit_on_error=False, group="git")
     def _load_git_branch(self) -> None:
@@ -388,3 +413,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
 
     def action_clear_editor(self) -> None:
         self.query_one(PromptArea).clear()
+
+
+async def _nothing_more() -> None:
+    """After a trust question asked on a session switch, nothing waits for the answer."""

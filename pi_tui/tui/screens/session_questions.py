@@ -29,15 +29,19 @@ async def confirm_compaction(app: App[Any], reason: str, tokens: int | None, *, 
     return await answer
 
 
-async def approve_tool_call(app: App[Any], tool_name: str, args: dict[str, Any]) -> ApprovalAnswer:
-    """Approval mode asks before bash, write and edit run; an aborted run closes the question."""
+async def approve_tool_call(
+    app: App[Any], tool_name: str, args: dict[str, Any], *, shell: str | None = None
+) -> ApprovalAnswer:
+    """Approval mode asks before bash, write and edit run; an aborted run closes the question. `shell`
+    (for bash) names the shell and prefix the command runs with."""
     answer: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
 
     def answered(choice: ApprovalAnswer | None) -> None:
         if not answer.done():
             answer.set_result(choice or "no")
 
-    dialog = ApprovalDialog(tool_name, args)
+    dialog = ApprovalDialog(tool_name, args, shell=shell)
+
     app.push_screen(dialog, callback=answered)
     try:
         return await answer
