@@ -445,12 +445,22 @@ def report(figures: Figures, listed: list[Program], runs: int) -> None:
                 f"{mine:.0f} ms",
                 f"{theirs:.0f} ms" if theirs else "-",
                 f"{mine / theirs:.2f}x" if theirs else "-",
+                f"{mine / base:.0f}x" if base else "-",
                 f"{target} {verdict}".strip(),
                 f"{cpu_mine:.0f} / {cpu_theirs:.0f} ms" if cpu_mine and cpu_theirs else "-",
                 f"{cpu_mine / cpu_theirs:.2f}x" if cpu_mine and cpu_theirs else "-",
             )
         )
-    header = ("", "pi-tui", "pi 1.6" if pi16 else "pi 1.6 (unset)", "ratio", "target", "CPU", "CPU ratio")
+    header = (
+        "",
+        "pi-tui",
+        "pi 1.6" if pi16 else "pi 1.6 (unset)",
+        "ratio",
+        "/ python -c pass",
+        "target",
+        "CPU",
+        "CPU ratio",
+    )
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
