@@ -82,6 +82,11 @@ class PiTuiApp(ThemedApp[int]):
         """The theme the settings file names (or the default): a switch to another one is saved."""
 
     def get_default_screen(self) -> Screen[None]:
+        if self.runtime is not None:
+            # The chat goes on top at mount and the app ends with it, so a start page under it would never
+            # be seen: it cost its widgets' styling and a session listing (a thread holding the GIL)
+            # before the chat's first frame (docs/startup.md).
+            return Screen(id="under-chat")
         return StartScreen(
             cwd=self.cwd,
             session_root=self.session_root,
