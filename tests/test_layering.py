@@ -87,9 +87,20 @@ def test_version_and_help_import_neither_pydantic_nor_the_session_store() -> Non
 
 def test_first_frame_path_leaves_globs_yaml_ignore_rules_and_regex_to_their_first_use() -> None:
     """wcmatch (find/grep globs), ruamel.yaml (skill frontmatter), pathspec (ignore rules) and `regex`
-    (long-text token counts) are imported when first used, in workers after the first frame."""
+    (long-text token counts) and urllib.request (the served-window check) are imported when first used,
+    in workers after the first frame."""
     modules = loaded_after("import pi_tui.cli, pi_tui.tui.launch, pi_tui.session.factory, pi_tui.tui.app")
-    for lazy in ("wcmatch", "ruamel.yaml", "pathspec", "regex", "tiktoken", "openai", "anthropic"):
+    lazy_modules = (
+        "wcmatch",
+        "ruamel.yaml",
+        "pathspec",
+        "regex",
+        "urllib.request",
+        "tiktoken",
+        "openai",
+        "anthropic",
+    )
+    for lazy in lazy_modules:
         assert lazy not in modules, lazy
 
 
