@@ -10,6 +10,9 @@ order rotates each round), so a machine busy with other work slows all of them a
                   the newest message's text on screen
   -p hi           `-p hi --no-session` to exit, against a loopback Chat Completions server (real SSE)
   --version       spawn to exit
+  imports         (--only imports) where the chat's start-up goes: pi-tui under `python -X importtime` in
+                  the pty until the chat is ready, the modules' own import time summed per package
+                  (docs/startup.md shows this table); one run, so read it as proportions
   transport       (--only transport) one streamed Chat Completions request in a fresh process, spawn to
                   exit: through the OpenAI SDK as pi-tui sends it (`pi_tui.ai.openai_client`) and through a
                   thin client on the SDK's own HTTP library (httpx2: POST, read the SSE lines, json.loads
@@ -21,7 +24,7 @@ same loopback server through `PI_CODING_AGENT_DIR`, offline). pi-tui runs from t
 interpreter with its bytecode caches warm (one unmeasured run of each first), as pi 1.6 runs with Node's
 compile cache.
 
-Usage: python bench/startup.py [--runs N] [--only first,chat,resumed,print,version,transport] [--json]
+Usage: python bench/startup.py [--runs N] [--only first,chat,resumed,print,version|transport|imports] [--json]
 Targets (issue 28): chat ready <= 1.0x pi 1.6 (aim 0.8x); -p hi <= 1.0x pi 1.6; resumed 5,000 messages
 ready <= 1.5x pi-tui's own chat ready, painted <= 400 ms. Misses are reported, never an exit failure.
 """
@@ -312,6 +315,9 @@ def main() -> None:
     if wanted == {"transport"}:
         transport(options.runs)
         return
+    if wanted == {"imports"}:
+        import_profile()
+        return
     pi16 = os.environ.get("PI16_BIN") or None
     if pi16 and not shutil.which(pi16):
         raise SystemExit(f"PI16_BIN={pi16} is not an executable")
@@ -421,6 +427,57 @@ def transport(runs: int) -> None:
         print(f"  {name:<28} {wall:6.0f} ms wall  {cpu:6.0f} ms CPU")
 
 
+# Runs pi-tui with fd 2 (where `-X importtime` writes) on a file and Textual's output (sys.__stderr__) on
+# the terminal, the way the `pi-tui` script would start it.
+_IMPORT_PROFILE_LAUNCHER = (
+    "import os, sys\n"
+    "terminal = os.dup(2)\n"
+    "os.dup2(os.open(os.environ['PI_TUI_IMPORT_LOG'], os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)\n"
+    "sys.stderr = sys.__stderr__ = open(terminal, 'w')\n"
+    "sys.argv = ['pi-tui', *sys.argv[1:]]\n"
+    "from pi_tui.cli import main\n"
+    "raise SystemExit(main())\n"
+)
+
+
+def import_profile() -> None:
+    """The modules imported before the chat is ready, their own time summed per package."""
+    with tempfile.TemporaryDirectory(prefix="pi-tui-imports-") as scratch_name, LoopbackServer() as server:
+        scratch = Path(scratch_name)
+        project = scratch / "project"
+        project.mkdir()
+        program = programs(scratch, server, None)[0]
+        log = scratch / "importtime.txt"
+        env = {**program.env, "PI_TUI_IMPORT_LOG": str(log)}
+        command = [sys.executable, "-X", "importtime", "-c", _IMPORT_PROFILE_LAUNCHER, *program.extra_args]
+        spawn_in_pty(command, env, project)  # warms the bytecode caches
+        run = spawn_in_pty(command, env, project)
+        if run.ready is None:
+            raise SystemExit(f"pi-tui: the chat never became ready; screen:\n{run.screen}")
+        groups: dict[str, float] = {}
+        for line in log.read_text().splitlines():
+            parts = line.removeprefix("import time:").split("|")
+            if len(parts) != 3 or not parts[0].strip().isdigit():
+                continue
+            name = parts[2].strip()
+            top = name.split(".")
+            key = ".".join(top[:2]) if top[0] == "pi_tui" and len(top) > 1 else top[0]
+            groups[key] = groups.get(key, 0.0) + int(parts[0]) / 1000
+    load = os.getloadavg()
+    total = sum(groups.values())
+    print(
+        f"imports before the chat is ready: {total:.0f} ms of {run.ready * 1000:.0f} ms to ready,"
+        f" CPU {run.cpu * 1000:.0f} ms (one run, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f};"
+        " -X importtime adds its own cost)"
+    )
+    shown = sorted(groups.items(), key=lambda item: -item[1])
+    for name, ms in shown:
+        if ms >= 10:
+            print(f"  {ms:6.0f} ms  {ms / total:5.1%}  {name}")
+    rest = [ms for _, ms in shown if ms < 10]
+    print(f"  {sum(rest):6.0f} ms  {sum(rest) / total:5.1%}  {len(rest)} other packages under 10 ms each")
+
+
 def report(figures: Figures, listed: list[Program], runs: int) -> None:
     load = os.getloadavg()
     print(
@@ -445,12 +502,22 @@ def report(figures: Figures, listed: list[Program], runs: int) -> None:
                 f"{mine:.0f} ms",
                 f"{theirs:.0f} ms" if theirs else "-",
                 f"{mine / theirs:.2f}x" if theirs else "-",
+                f"{mine / base:.0f}x" if base else "-",
                 f"{target} {verdict}".strip(),
                 f"{cpu_mine:.0f} / {cpu_theirs:.0f} ms" if cpu_mine and cpu_theirs else "-",
                 f"{cpu_mine / cpu_theirs:.2f}x" if cpu_mine and cpu_theirs else "-",
             )
         )
-    header = ("", "pi-tui", "pi 1.6" if pi16 else "pi 1.6 (unset)", "ratio", "target", "CPU", "CPU ratio")
+    header = (
+        "",
+        "pi-tui",
+        "pi 1.6" if pi16 else "pi 1.6 (unset)",
+        "ratio",
+        "/ python -c pass",
+        "target",
+        "CPU",
+        "CPU ratio",
+    )
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from pi_tui import __version__
-from pi_tui.ai.messages import THINKING_LEVELS
+from pi_tui.ai.thinking_levels import THINKING_LEVELS
 from pi_tui.config.api_key_option import ApiKeyFileError, add_api_key_options, command_line_key
-from pi_tui.modes.run_options import RunOptions
-from pi_tui.session.store_opening import SessionChoice
+
+if TYPE_CHECKING:
+    # Imported where a run is set up: with them `--version` and `--help` paid for pydantic and the
+    # session store (docs/startup.md).
+    from pi_tui.modes.run_options import RunOptions
 
 SUBCOMMAND_HELP = {
     "sessions": "list sessions of this directory (--all: every directory, pi's too; --rename, --delete)",
@@ -133,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_options(namespace: argparse.Namespace) -> RunOptions:
+    from pi_tui.modes.run_options import RunOptions
+    from pi_tui.session.store_opening import SessionChoice
+
     tools = [name.strip() for name in namespace.tools.split(",") if name.strip()] if namespace.tools else None
     return RunOptions(
         messages=list(namespace.messages),
@@ -164,6 +172,7 @@ def _headless(options: RunOptions, *, read_stdin: bool = True) -> int:
 
     from pi_tui.modes.print_mode import run_print_mode
 
+    _start_up_done()
     stdin_text = None if not read_stdin or sys.stdin is None or sys.stdin.isatty() else _piped_text()
     return asyncio.run(
         run_print_mode(options, cwd=os.getcwd(), stdin_text=stdin_text, stdout=sys.stdout, stderr=sys.stderr)
@@ -183,6 +192,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     quietly: no traceback, exit status 0. An operating-system error no mode reported itself is one
     `pi-tui: ` line and exit status 1."""
     _encode_output_safely()
+    # Start-up allocates hundreds of thousands of objects that live for the whole run (modules, classes,
+    # pydantic schemas); collecting among them found nothing and cost ~50 ms before the first frame. The
+    # TUI turns the collector back on once the app is up (`tui.app.tune_gc`), headless runs once their
+    # modules are imported; the `finally` covers every other path (and callers of `main` in a test).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return _main(argv)
     except BrokenPipeError:
@@ -193,6 +208,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         report(sys.stderr, os_error_text(error))
         return 1
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _start_up_done() -> None:
+    """The modules are imported: keep them out of the collector's scans for good, and collect again."""
+    gc.freeze()
+    gc.enable()
 
 
 def missing_working_directory() -> str | None:
@@ -236,7 +260,9 @@ def _main(argv: Sequence[str] | None) -> int:
         if missing is not None:
             sys.stderr.write(f"pi-tui: {missing}\n")
             return 1
-        return _subcommands()[args[0]](args[1:])
+        command = _subcommands()[args[0]]
+        _start_up_done()
+        return command(args[1:])
     parser = build_parser()
     namespace = parser.parse_args(args)
     missing = missing_working_directory()

@@ -75,3 +75,53 @@ def test_anthropics_sdk_is_off_the_path_to_the_first_frame() -> None:
     request (in the warm-up thread), never with the app, the CLI or the provider registry."""
     for import_line in ("import pi_tui.tui.app", "import pi_tui.cli", "import pi_tui.ai.providers"):
         assert "anthropic" not in loaded_after(import_line), import_line
+
+
+def test_version_and_help_import_neither_pydantic_nor_the_session_store() -> None:
+    """`pi-tui --version` and `--help` parse arguments only: the message models (pydantic), the session
+    store and importlib.metadata are imported where a run is set up (docs/startup.md)."""
+    modules = loaded_after("import pi_tui.cli; pi_tui.cli.build_parser()")
+    for heavy in ("pydantic", "pi_tui.ai.messages", "pi_tui.session.store_opening", "importlib.metadata"):
+        assert heavy not in modules, heavy
+
+
+def test_first_frame_path_leaves_globs_yaml_ignore_rules_and_regex_to_their_first_use() -> None:
+    """wcmatch (find/grep globs), ruamel.yaml (skill frontmatter), pathspec (ignore rules) and `regex`
+    (long-text token counts) and urllib.request (the served-window check) are imported when first used,
+    in workers after the first frame."""
+    modules = loaded_after("import pi_tui.cli, pi_tui.tui.launch, pi_tui.session.factory, pi_tui.tui.app")
+    lazy_modules = (
+        "wcmatch",
+        "ruamel.yaml",
+        "pathspec",
+        "regex",
+        "urllib.request",
+        "tiktoken",
+        "openai",
+        "anthropic",
+    )
+    for lazy in lazy_modules:
+        assert lazy not in modules, lazy
+
+
+def test_the_version_is_the_installed_one() -> None:
+    """pi_tui/__init__.py is where the version is written; the installed metadata reads it from there."""
+    from importlib.metadata import version
+
+    import pi_tui
+
+    assert pi_tui.__version__ == version("pi-tui")
+
+
+def test_the_command_line_starts_with_the_collector_off_and_leaves_it_as_it_found_it() -> None:
+    """`main` turns the garbage collector off while start-up builds its long-lived objects and on again
+    on every way out (the TUI at its first frame, headless runs after their imports)."""
+    code = (
+        "import gc, pi_tui.cli\n"
+        "seen = []\n"
+        "pi_tui.cli._main = lambda argv: seen.append(gc.isenabled()) or 0\n"
+        "pi_tui.cli.main([])\n"
+        "print(seen[0], gc.isenabled())"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["False", "True"]

@@ -13,10 +13,11 @@ from typing import Annotated, Any, Literal, Self, TypeAlias
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 from pydantic.alias_generators import to_camel
 
+from pi_tui.ai.thinking_levels import THINKING_LEVELS, ThinkingLevel
+
 StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted", "deferred"]
 """`deferred`: pi 1.6's reply whose tool calls wait for the user; replayed like `toolUse`."""
-ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+__all__ = ["THINKING_LEVELS", "ThinkingLevel"]  # defined apart (light for the CLI), imported from here
 
 
 def _is_none(value: object) -> bool:

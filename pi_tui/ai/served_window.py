@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import urllib.request
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -80,6 +79,10 @@ def _props_url(base_url: str) -> str:
 
 
 def _get_json(url: str, api_key: str | None, timeout_s: float) -> Any:
+    # Imported here, in the thread that asks, not with the session: urllib.request brings http.client,
+    # email and ssl, none of which the first frame needs (docs/startup.md).
+    import urllib.request
+
     request = urllib.request.Request(url, headers={"authorization": f"Bearer {api_key}"} if api_key else {})
     with urllib.request.urlopen(request, timeout=timeout_s) as response:
         return json.loads(response.read(MAX_ANSWER_BYTES))

@@ -12,9 +12,8 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from functools import cache
 from typing import Any
-
-import regex
 
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.js_json import js_dumps
@@ -49,7 +48,17 @@ HASH_SLICE_CHARS = 1 << 20
 # ends in that newline whether or not the text goes on), before a space or tab after a non-space,
 # after a letter before a non-letter, after a digit before a non-digit (no token spans any of them).
 # `regex` (which tiktoken installs) has the same Unicode classes and `\s` as the tokeniser's pattern.
-_EXACT_CUT = regex.compile(r"(?<=\n)(?=\S)|(?<=\S)(?=[ \t])|(?<=\p{L})(?=\P{L})|(?<=\p{N})(?=\P{N})")
+_EXACT_CUT_PATTERN = r"(?<=\n)(?=\S)|(?<=\S)(?=[ \t])|(?<=\p{L})(?=\P{L})|(?<=\p{N})(?=\P{N})"
+
+
+@cache
+def _exact_cut() -> Any:
+    # Compiled with the first long text counted (in a worker), not at import: `regex` is off the path
+    # to the first frame (docs/startup.md).
+    import regex
+
+    return regex.compile(_EXACT_CUT_PATTERN)
+
 
 _load_lock = threading.Lock()
 _encoding: Any = None
@@ -92,7 +101,7 @@ def _piece_end(text: str, start: int) -> int:
     if end >= len(text):
         return len(text)
     limit = min(end + CUT_SEARCH_CHARS, len(text))
-    found = _EXACT_CUT.search(text, end, limit)
+    found = _exact_cut().search(text, end, limit)
     return found.start() if found is not None else limit
 
 

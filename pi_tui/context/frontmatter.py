@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ruamel.yaml import YAML
-from ruamel.yaml.constructor import SafeConstructor
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+if TYPE_CHECKING:
+    from ruamel.yaml.constructor import SafeConstructor
+    from ruamel.yaml.error import MarkedYAMLError
 
 Scalar: TypeAlias = str | int | float | bool | None
 FrontmatterValue: TypeAlias = Scalar | list["FrontmatterValue"] | dict[str, "FrontmatterValue"]
@@ -43,19 +44,25 @@ class Frontmatter:
     has_frontmatter: bool = False
 
 
-class _CoreSchemaConstructor(SafeConstructor):
+@cache
+def _core_schema_constructor() -> type[SafeConstructor]:
     """The safe constructor limited to the YAML 1.2 core schema: `!!binary`, `!!set`, `!!omap` and custom
-    tags are errors, and a timestamp-looking scalar stays a string."""
+    tags are errors, and a timestamp-looking scalar stays a string. Made on the first frontmatter read
+    (in a worker that loads resources), not at import: ruamel.yaml is not needed for the first frame."""
+    from ruamel.yaml.constructor import SafeConstructor
 
+    class _CoreSchemaConstructor(SafeConstructor):
+        pass
 
-_CoreSchemaConstructor.yaml_constructors = {
-    **{
-        f"tag:yaml.org,2002:{tag}": SafeConstructor.yaml_constructors[f"tag:yaml.org,2002:{tag}"]
-        for tag in _CORE_SCHEMA_TAGS
-    },
-    "tag:yaml.org,2002:timestamp": SafeConstructor.construct_yaml_str,
-    None: SafeConstructor.construct_undefined,
-}
+    _CoreSchemaConstructor.yaml_constructors = {
+        **{
+            f"tag:yaml.org,2002:{tag}": SafeConstructor.yaml_constructors[f"tag:yaml.org,2002:{tag}"]
+            for tag in _CORE_SCHEMA_TAGS
+        },
+        "tag:yaml.org,2002:timestamp": SafeConstructor.construct_yaml_str,
+        None: SafeConstructor.construct_undefined,
+    }
+    return _CoreSchemaConstructor
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
@@ -81,8 +88,11 @@ def strip_frontmatter(text: str) -> str:
 
 def _parse_yaml(source: str) -> dict[str, FrontmatterValue]:
     # One loader per call: a ruamel `YAML` keeps parser state, and resources load on worker threads.
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     yaml = YAML(typ="safe", pure=True)
-    yaml.Constructor = _CoreSchemaConstructor
+    yaml.Constructor = _core_schema_constructor()
     try:
         loaded = yaml.load(source)
     except MarkedYAMLError as error:

@@ -12,10 +12,6 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from wcmatch import glob as wcglob
-from wcmatch._wcparse import PatternLimitException
-
-GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.FORCEUNIX | wcglob.CASE
 # `{a,b}` is expanded into separate patterns; beyond this many the pattern is refused, not matched slowly.
 MAX_EXPANDED_PATTERNS = 1000
 
@@ -27,8 +23,14 @@ class GlobPatternError(ValueError):
 @lru_cache(maxsize=256)
 def glob_matcher(pattern: str) -> Callable[[str], bool]:
     """A test of a whole `/`-separated path against `pattern`; raises `GlobPatternError`."""
+    # Imported on the first glob, not with the tool registry: wcmatch compiles ~40 regexes at import,
+    # time the chat's first frame would wait for (docs/startup.md).
+    from wcmatch import glob as wcglob
+    from wcmatch._wcparse import PatternLimitException
+
+    flags = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.FORCEUNIX | wcglob.CASE
     try:
-        alternatives, _ = wcglob.translate(pattern, flags=GLOB_FLAGS, limit=MAX_EXPANDED_PATTERNS)
+        alternatives, _ = wcglob.translate(pattern, flags=flags, limit=MAX_EXPANDED_PATTERNS)
     except PatternLimitException:
         message = f"glob pattern expands to more than {MAX_EXPANDED_PATTERNS} patterns: {pattern}"
         raise GlobPatternError(message) from None

@@ -34,9 +34,12 @@ is ~25 ms (bench/tui.py --only stream). Full collections over the app's heap (0.
 
 def tune_gc() -> None:
     """Take everything alive at start-up (modules, the session, the widgets) out of the collector's
-    scans for good, and collect less often. For a process that runs one app: tests leave it alone."""
+    scans for good, and collect less often, from now on: `pi-tui` starts with the collector off
+    (`cli.main`) and this turns it on, after the first frame. For a process that runs one app: tests
+    leave it alone."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    gc.enable()
 
 
 class PiTuiApp(ThemedApp[int]):
@@ -79,6 +82,11 @@ class PiTuiApp(ThemedApp[int]):
         """The theme the settings file names (or the default): a switch to another one is saved."""
 
     def get_default_screen(self) -> Screen[None]:
+        if self.runtime is not None:
+            # The chat goes on top at mount and the app ends with it, so a start page under it would never
+            # be seen: it cost its widgets' styling and a session listing (a thread holding the GIL)
+            # before the chat's first frame (docs/startup.md).
+            return Screen(id="under-chat")
         return StartScreen(
             cwd=self.cwd,
             session_root=self.session_root,
@@ -88,7 +96,8 @@ class PiTuiApp(ThemedApp[int]):
 
     def on_mount(self) -> None:
         if self._tune_gc:
-            tune_gc()
+            # After the first frame: the screens' widgets are built by then and are frozen with the rest.
+            self.call_after_refresh(tune_gc)
         # Any switch is remembered, whether from /settings or Textual's own "Change theme" palette entry.
         self.theme_changed_signal.subscribe(self, self._theme_switched)
         for problem in [*self.theme_problems, self._theme_warning]:

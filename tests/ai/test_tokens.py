@@ -126,7 +126,7 @@ def cuts_in(text: str) -> tuple[int, int]:
     exact = hard = 0
     start = 0
     while (end := tokens._piece_end(text, start)) < len(text):
-        if tokens._EXACT_CUT.match(text, end) is None:
+        if tokens._exact_cut().match(text, end) is None:
             hard += 1
         else:
             exact += 1

@@ -17,14 +17,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from pi_tui.config.project_files.git_excludes import exclude_files
 from pi_tui.config.project_files.git_root import git_dir_of, git_root
 
 GIT_IGNORE_FILES = (".gitignore",)
 OTHER_IGNORE_FILES = (".ignore", ".fdignore")
+
+if TYPE_CHECKING:
+    import pathspec
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,9 @@ def _read_layer(folder: str, files: list[str], from_git: bool) -> _Layer | None:
             continue  # absent or unreadable: no rules
     if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
         return None
+    # Imported with the first rules read (a skills scan, a find), not with the chat's first frame.
+    import pathspec
+
     return _Layer(_prefix(folder), pathspec.GitIgnoreSpec.from_lines(lines), from_git)
 
 

@@ -36,6 +36,7 @@ from pi_tui.tui.screens.chat_queue import ChatQueue
 from pi_tui.tui.screens.confirm_compaction import COUNTDOWN_SECONDS
 from pi_tui.tui.screens.opening_notices import show_opening_notices
 from pi_tui.tui.screens.pane_focus import PANE_KEYS, PaneFocus
+from pi_tui.tui.screens.sdk_warm_up import SdkWarmUp
 from pi_tui.tui.screens.session_questions import approve_tool_call, confirm_compaction
 from pi_tui.tui.screens.trust_dialog import ProjectTrustQuestion
 from pi_tui.tui.slash_commands import parse_slash_command
@@ -124,6 +125,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self._git_branch: str | None = None
         self._footer_context = FooterContext()
         self.first_paint = threading.Event()
+        self._sdk_warm_up = SdkWarmUp(self, lambda: warm_up_openai())
         """Set once the opened session is on screen: workers that build secondary data wait for it, so
         they do not hold the GIL while the first frame is being made."""
         self._last_escape: float | None = None
@@ -183,9 +185,14 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
 
     def _first_frame_shown(self) -> None:
         self.first_paint.set()
-        # Only now: the SDK's import holds the GIL for half a second and would have delayed this frame.
+        # Only now, and once the first keys are handled: the SDK's import holds the GIL for half a
+        # second and would have delayed this frame and their echo (screens/sdk_warm_up.py).
         if self.runtime.uses_openai_sdk:
-            warm_up_openai()
+            self._sdk_warm_up.first_frame_shown()
+
+    @on(PromptArea.Changed, "#prompt")
+    def _typing_postpones_sdk_warm_up(self) -> None:
+        self._sdk_warm_up.editor_changed()
 
     def on_unmount(self) -> None:
         self._bridge.unbind()
