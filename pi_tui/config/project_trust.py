@@ -28,9 +28,11 @@ TRUSTED_PROJECTS_FILE_NAME = "trusted-projects.json"
 TRUST_FILE_LIMIT = 4 << 20
 """A trust file past 4 MiB was not written by pi-tui (one project is about 150 bytes): it is not read."""
 
-CODE_RUNNING_KEYS: tuple[str, ...] = ("approval", "shellPath", "shellCommandPrefix")
+CODE_RUNNING_KEYS: tuple[str, ...] = ("approval", "shellPath", "shellCommandPrefix", "defaultTools")
 """Settings keys that decide what runs: `approval` (whether bash, write and edit ask first), `shellPath`
-(the program every command runs in) and `shellCommandPrefix` (text run before every command). No other
+(the program every command runs in), `shellCommandPrefix` (text run before every command) and
+`defaultTools` (pi 1.6: which tools a session starts with; a project must not give back `bash` or
+`write` to a user who left them out). No other
 key of the settings model starts a process or skips a question; a key added later that does belongs
 here (`tests/config/test_project_trust.py` checks the list against the model)."""
 

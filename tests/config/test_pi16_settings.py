@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi_tui.config.models import load_registry
+from pi_tui.config.project_trust import trust_project_settings
 from pi_tui.config.settings import Settings
 from pi_tui.config.settings_files import load_settings
 from pi_tui.context.cache_policy import cache_settings_json, cache_settings_line
@@ -41,10 +42,14 @@ def test_a_project_list_of_changes_applies_on_top_of_the_users_selection(tmp_pat
     user = write_json(tmp_path / "home" / "settings.json", {"defaultTools": ["read", "bash"]})
     project = tmp_path / "project"
     write_json(project / ".pi-tui" / "settings.json", {"defaultTools": ["+grep"]})
+    # A project's tool choice is one of the keys that decide what runs: untrusted, it is left out.
+    assert load_settings(project, global_path=user).settings.default_tools == ["read", "bash"]
+    assert trust_project_settings(project)
     loaded = load_settings(project, global_path=user)
     assert default_tool_names(loaded.settings.default_tools) == ["read", "bash", "grep"]
 
     write_json(project / ".pi-tui" / "settings.json", {"defaultTools": ["find"]})  # a plain name replaces
+    assert trust_project_settings(project)
     loaded = load_settings(project, global_path=user)
     assert default_tool_names(loaded.settings.default_tools) == ["find"]
 

@@ -33,9 +33,12 @@ NOT_CODE_RUNNING = {
     "doubleEscapeAction",
     "treeFilterMode",
     "checkpoints",
+    "cacheWarming",
+    "showCacheMissNotices",
 }
 """Every other key of the settings model, judged not to run anything or skip a question (skills are
-instructions for the model: what they lead to runs through the bash tool and its approval)."""
+instructions for the model: what they lead to runs through the bash tool and its approval; cache warming
+re-sends a request the user already made)."""
 
 
 def write(path: Path, document: dict[str, object]) -> Path:

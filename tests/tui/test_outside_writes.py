@@ -41,6 +41,10 @@ async def test_a_turn_another_program_appends_is_kept_and_the_app_says_so(tmp_pa
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     ids = [line.get("id") for line in lines]
     assert ids[1:3] == ["u1", "a1"] and ids.index("b2") == ids.index("b1") + 1  # kept, in place
-    texts = [line["message"]["content"][0]["text"] for line in lines if line.get("type") == "message"]
+    texts = [
+        line["message"]["content"][0]["text"]
+        for line in lines
+        if line.get("type") == "message" and line["message"]["role"] != "system"  # pi 1.6's checkpoints
+    ]
     assert texts[-2:] == ["go", "mine"]
     assert session.store.notices and session.store.path == path
