@@ -10,6 +10,7 @@ from textual.command import CommandList
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 
 from pi_tui.ai.scripted import ScriptedReply
+from pi_tui.config.settings import CompactionSettings, Settings
 from pi_tui.session.inspector import build_inspector_data
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.tui.screens.chat import ChatScreen
@@ -103,10 +104,13 @@ TWO_TURNS_AND_THEIR_SUMMARY = [
     ScriptedReply(text="## Original Request\nx"),
 ]
 """Replies for `two_turns_then_compact`: the two turns, then what the summary calls get back."""
+KEEP_ONE_TURN = Settings(compaction=CompactionSettings(keep_recent_tokens=1_000))
+"""The second turn kept, the first summarised (under the window's default, all of it would be kept and
+there would be nothing to summarise)."""
 
 
 async def test_compact_command_summarises(tmp_path: Path) -> None:
-    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY)
+    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY, settings=KEEP_ONE_TURN)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await two_turns_then_compact(pilot, session)
@@ -117,7 +121,7 @@ async def test_compact_command_summarises(tmp_path: Path) -> None:
 
 async def test_after_a_compaction_the_footer_shows_the_context_panes_estimate(tmp_path: Path) -> None:
     """pi shows `?` from a compaction until a reply reports usage; the estimate is known meanwhile."""
-    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY)
+    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY, settings=KEEP_ONE_TURN)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await two_turns_then_compact(pilot, session)
