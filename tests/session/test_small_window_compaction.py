@@ -16,8 +16,11 @@ from pi_tui.config.models import resolve_model
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
+from pi_tui.session.compaction_ops import PreviewBasis, preview_for_store
+from pi_tui.session.restore_hold import restore_cost
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.store import SessionStore
+from tests.context.compaction.session_support import long_session, user
 from tests.support.cli_process import write_local_models
 from tests.support.openai_server import OpenAIServer, text_reply
 
@@ -98,3 +101,16 @@ def test_an_invalid_override_is_an_error_when_read() -> None:
         CompactionSettings.model_validate({"modelOverrides": {"local/small": {"keepRecentTokens": -1}}})
     with pytest.raises(ValueError):
         CompactionSettings.model_validate({"modelOverrides": {"local/small": 5}})
+
+
+def test_the_restore_dialog_and_the_preview_use_the_windows_budgets(tmp_path: Path) -> None:
+    """A 12,000 window: the threshold is 9,000 (not 0, as the dialog said with the unscaled reserve), and
+    the summary budget is 0.8 of the 3,000 reserve (not 13,107, more than the window)."""
+    store = long_session(tmp_path, 30)
+    model = ModelConfig(id="m", provider="local", context_window=12_000)
+    entry = store.append_compaction("## Goal\nx", store.get_branch()[-4].id, 9_000, {}, from_hook=False)
+    cost = restore_cost(store, entry.id, model, CompactionSettings())
+    assert cost is not None and (cost.window, cost.threshold) == (12_000, 9_000)
+    store.append_message(user("and more " * 2_000))
+    preview = preview_for_store(store, PreviewBasis(CompactionSettings(), model))
+    assert not isinstance(preview, str) and preview.summary_budget == 2_400
