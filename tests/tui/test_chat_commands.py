@@ -383,3 +383,33 @@ async def test_reload_names_a_skill_that_was_left_out(tmp_path: Path) -> None:
         [warning] = warnings
         assert warning.startswith(f"{skill}:5: error: invalid frontmatter")
         assert warning.endswith('skill "tidy-imports" not loaded')
+
+
+async def test_reload_says_settings_changed_when_only_the_settings_did(tmp_path: Path) -> None:
+    """The prompt stays the same, the new settings apply: `/reload` said "nothing changed"."""
+    from pi_tui.context.resources import load_resources
+
+    app, session, _ = make_chat_app(tmp_path, [])
+    said: list[str] = []
+    show = app.notify
+
+    def recording_notify(message: str, **options: Any) -> None:
+        said.append(message)
+        show(message, **options)
+
+    app.notify = recording_notify  # type: ignore[method-assign]
+    project = tmp_path / "project"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session._reload_resources = lambda: load_resources(  # type: ignore[method-assign]
+            project, home=tmp_path, context_ceiling=project, include_builtin=False
+        )
+        await submit(pilot, "/reload")  # the settings files give what the chat started with
+        await until(lambda: said, pilot=pilot, what="the first reload's notice")
+        (project / ".pi-tui").mkdir(exist_ok=True)
+        (project / ".pi-tui" / "settings.json").write_text('{"tools": {"maxLines": 3}}')
+        said.clear()
+        await submit(pilot, "/reload")
+        await until(lambda: said, pilot=pilot, what="the second reload's notice")
+        assert said[0] == "Reloaded: settings changed."
+        assert session.resources.settings.tools.max_lines == 3
