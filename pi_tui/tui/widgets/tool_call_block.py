@@ -146,6 +146,12 @@ class ToolCallBlock(Vertical, can_focus=True):
             else:
                 self._redraw = call_after(self, wait, self._live_redraw)
 
+    def show_status(self, status: str) -> None:
+        """Only the status in the head (`running 3.0s`): the output is as it was."""
+        if status != self._status and self._status.startswith("running"):
+            self._status = status
+            self._render_parts()
+
     def toggle_expanded(self) -> None:
         self.expanded = not self.expanded
         self._render_parts()
