@@ -51,6 +51,14 @@ class _Section(BaseModel):
     )
 
 
+class CompactionModelOverride(_Section):
+    """pi 1.6's `compaction.modelOverrides["provider/model"]`: budgets for one model; an omitted value falls
+    back to the ordinary setting, then to the default."""
+
+    reserve_tokens: int | None = Field(default=None, ge=0, le=MAX_TOKEN_SETTING)
+    keep_recent_tokens: int | None = Field(default=None, ge=0, le=MAX_TOKEN_SETTING)
+
+
 class CompactionSettings(_Section):
     enabled: bool = True
     """False disables automatic compaction only; `/compact` still works."""
@@ -61,6 +69,8 @@ class CompactionSettings(_Section):
     """Ask before an automatic compaction (beyond pi)."""
     strategy: CompactionStrategySetting = "auto"
     """How the summary is asked for (beyond pi): inside the cached conversation, or serialised as pi does."""
+    model_overrides: dict[str, CompactionModelOverride] = Field(default_factory=dict)
+    """pi 1.6: per-model `reserveTokens` / `keepRecentTokens`, keyed by the exact `provider/modelId`."""
 
 
 class ProviderRetrySettings(_Section):

@@ -21,7 +21,9 @@ from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.messages import AssistantMessage, ThinkingLevel
 from pi_tui.ai.overflow import is_context_overflow
 from pi_tui.ai.stream import LlmContext, StreamFunction
+from pi_tui.config.compaction_budget import resolved_compaction
 from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.accounting.record import RequestKind
 from pi_tui.context.compaction.overflow_notice import overflow_notice, request_cost
 from pi_tui.context.compaction.triggers import (
@@ -82,6 +84,11 @@ class CompactingSession(Protocol):
     async def emit(self, event: AnyEvent) -> None: ...
 
 
+def compaction_settings(session: CompactingSession) -> CompactionSettings:
+    """The compaction budgets in force for the session's model (`resolved_compaction`)."""
+    return resolved_compaction(session.resources.settings.compaction, session.model)
+
+
 class AutoCompaction:
     """Owns the compaction signal (Esc cancels) and pi's one-shot overflow flag."""
 
@@ -133,7 +140,7 @@ class AutoCompaction:
                     model=session.model,
                     api_key=session.api_key,
                     stream_fn=session.summary_stream_fn("summary"),
-                    settings=session.resources.settings.compaction,
+                    settings=compaction_settings(session),
                     custom_instructions=instructions,
                     reason=reason,
                     signal=signal,
@@ -195,7 +202,7 @@ class AutoCompaction:
         """Run pi's automatic check; True when a run was continued (the caller checks again after it)."""
         session = self._session
         reply = session.last_assistant_message()
-        settings = session.resources.settings.compaction
+        settings = compaction_settings(session)
         if reply is None or reply is self._refused or session.store.read_only_reason is not None:
             return False
         trigger = check_compaction(
@@ -242,7 +249,7 @@ class AutoCompaction:
         """Whether compaction would summarise something: the newest `keepRecentTokens` are always kept,
         and a branch within them (one long prompt, or a short session on a small window) has nothing
         older; summarising it would send the same request again behind an invented summary."""
-        prepared = prepare_for_store(self._session.store, self._session.resources.settings.compaction)
+        prepared = prepare_for_store(self._session.store, compaction_settings(self._session))
         return prepared is not None and bool(prepared.span)
 
     async def _refuse(self, reply: AssistantMessage, trigger: CompactionTrigger) -> None:
@@ -260,7 +267,7 @@ class AutoCompaction:
             cost,
             window=window,
             model_ref=model.ref if model is not None else "the model",
-            keep_recent_tokens=session.resources.settings.compaction.keep_recent_tokens,
+            keep_recent_tokens=compaction_settings(session).keep_recent_tokens,
         )
         await session.emit(CompactionEndEvent("overflow", error_message=notice))
 

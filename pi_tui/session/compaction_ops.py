@@ -23,11 +23,13 @@ from pi_tui.ai.messages import SystemMessage, ThinkingLevel, Usage, usage_sum
 from pi_tui.ai.provider_call import now_ms
 from pi_tui.ai.stream import LlmContext, StreamFunction
 from pi_tui.ai.system_messages import checkpoint_message, replay_system_messages
+from pi_tui.config.compaction_budget import resolved_compaction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.inline_summary import output_budget
 from pi_tui.context.compaction.preparation import (
     CompactionPreparation,
+    nothing_to_summarise,
     prepare_compaction,
     unprepared_reason,
 )
@@ -91,6 +93,7 @@ def preview_for_store(store: SessionStore, basis: PreviewBasis) -> CompactionPre
     tokens before and after are the whole request's, as `compaction_sizes` measures them."""
     items = store.get_branch()
     records = RequestRecords(store)
+    settings = resolved_compaction(basis.settings, basis.model)
 
     def sizer(first_kept_entry_id: str, summary: str) -> tuple[int, int]:
         size = measure_compaction(
@@ -98,7 +101,7 @@ def preview_for_store(store: SessionStore, basis: PreviewBasis) -> CompactionPre
         )
         return size.before, size.after
 
-    return preview_compaction(items, basis.settings, sizer)
+    return preview_compaction(items, settings, sizer)
 
 
 @dataclass
@@ -201,10 +204,14 @@ async def compact_store(
     what the last recorded one sent).
     """
     started = time.monotonic()
+    settings = resolved_compaction(settings, model)
     items = store.get_branch()
     prepared = prepare_compaction(items, settings)
     if prepared is None:
         return CompactionOutcome(error=unprepared_reason(items))
+    empty = nothing_to_summarise(prepared)
+    if empty is not None:  # no model call, no entry: the context would only grow
+        return CompactionOutcome(error=empty)
     if not store.writable:
         return CompactionOutcome(error=f"{COMPACTION_FAILED}: session is read-only: {store.read_only_reason}")
     level = thinking_level if thinking_level is not None else store.build_context().thinking_level

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pi_tui.ai import tokens
 from pi_tui.ai.stream import ToolSpec
+from pi_tui.config.compaction_budget import resolved_compaction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings, Settings
 from pi_tui.context.accounting.boundary import BoundaryFinder
@@ -172,7 +173,7 @@ def build_inspector_data(
     geometry = budget_geometry(
         ledger,
         context_window=window,
-        settings=settings.compaction,
+        settings=resolved_compaction(settings.compaction, model),
         prefix_tokens=prefix.tokens if prefix is not None else None,
         usage=usage,
         boundary_fn=boundary_fn,

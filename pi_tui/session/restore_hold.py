@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_tui.ai.messages import UserMessage
+from pi_tui.config.bounds import reserve_within_window
+from pi_tui.config.compaction_budget import resolved_compaction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.token_estimate import estimate_context_tokens
@@ -101,9 +103,10 @@ def restore_cost(
         return None
     context = build_session_context(store.entries, entry.parent_id).messages
     window = model.context_window if model is not None else 0
+    reserve = reserve_within_window(resolved_compaction(settings, model).reserve_tokens, window)
     return RestoreCost(
         messages_back=len(summarized_span(store, entry)),
         context_tokens=estimate_context_tokens(context).tokens,
         window=window,
-        threshold=max(0, window - settings.reserve_tokens),
+        threshold=max(0, window - reserve),
     )

@@ -136,8 +136,13 @@ class OutputPipeline:
         self.ended: float | None = None
         self.raw_bytes = 0
         """Bytes received from the process, what the spill file holds (pi's `totalBytes`)."""
-        self.lines = 1
-        """Lines of the output: 1 + newlines, as pi counts (the spill file's line count)."""
+        self._newlines = 0
+
+    @property
+    def lines(self) -> int:
+        """Lines of the output as pi 1.6 counts them: a final newline ends the last line and starts no
+        other (`seq 1 100000` is 100,000 lines, not 100,001); no output is 0 lines."""
+        return self._newlines + (1 if self._line_bytes > 0 else 0)
 
     @property
     def elapsed(self) -> float:
@@ -163,7 +168,7 @@ class OutputPipeline:
             self._pending_raw.append(data)
         newlines = data.count(b"\n")
         if newlines:
-            self.lines += newlines
+            self._newlines += newlines
             self._line_bytes = len(data) - data.rfind(b"\n") - 1
         else:
             self._line_bytes += len(data)

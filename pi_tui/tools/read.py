@@ -117,11 +117,13 @@ class ReadTool(AgentTool[ReadParams]):
 
     def _text_result(self, text: str, params: ReadParams) -> ToolResult:
         lines = text.split("\n")
-        total = len(lines)
+        # As pi 1.6 counts: a final newline ends the last line, it starts no empty one (a 6-line file
+        # is 6 lines, not 7). The slices below still take the text as it is.
+        total = len(lines) - (1 if text.endswith("\n") else 0)
         start = max(0, params.offset - 1) if params.offset else 0
-        if start >= total:
+        if start >= max(total, 1):
             return ToolResult.error(f"Offset {params.offset} is beyond end of file ({total} lines total)")
-        end = total if params.limit is None else min(start + params.limit, total)
+        end = len(lines) if params.limit is None else min(start + params.limit, len(lines))
         truncation = truncate_head(
             "\n".join(lines[start:end]), max_lines=self.max_lines, max_bytes=self.max_bytes
         )

@@ -75,12 +75,23 @@ def _untruncated(content: str, lines: int, size: int, max_lines: int, max_bytes:
     )
 
 
+def split_lines_for_counting(content: str) -> list[str]:
+    """pi 1.6's `splitLinesForCounting`: a final newline ends the last line (it starts no empty one), and
+    an empty text has no lines."""
+    if not content:
+        return []
+    lines = content.split("\n")
+    if content.endswith("\n"):
+        lines.pop()
+    return lines
+
+
 def truncate_head(
     content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
     """Keep the beginning (read, grep, find, ls). Never returns a partial line."""
     total_bytes = utf8_len(content)
-    lines = content.split("\n")
+    lines = split_lines_for_counting(content)
     total_lines = len(lines)
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)
@@ -114,7 +125,7 @@ def truncate_tail(
 ) -> TruncationResult:
     """Keep the end (bash). If the last line alone is over `max_bytes`, keep its last bytes (partial)."""
     total_bytes = utf8_len(content)
-    lines = content.split("\n")
+    lines = split_lines_for_counting(content)
     total_lines = len(lines)
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)

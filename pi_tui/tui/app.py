@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from textual import on, work
+from textual import events, on, work
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
@@ -80,6 +80,13 @@ class PiTuiApp(ThemedApp[int]):
         self._theme_warning = self.apply_theme_setting(settings.theme)
         self._saved_theme = self.theme
         """The theme the settings file names (or the default): a switch to another one is saved."""
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key the terminal sent (not one bubbling back up): the chat screen may first move the focus to
+        # the editor, so that a key with no meaning where the focus is, and the keys behind it, are typed.
+        if isinstance(event, events.Key) and not event.is_forwarded and isinstance(self.screen, ChatScreen):
+            self.screen.route_typed_key(event)
+        await super().on_event(event)
 
     def get_default_screen(self) -> Screen[None]:
         if self.runtime is not None:

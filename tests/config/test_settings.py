@@ -17,6 +17,7 @@ def test_defaults_are_pis() -> None:
         "keepRecentTokens": 20000,
         "confirm": False,
         "strategy": "auto",
+        "modelOverrides": {},
     }
     assert document["retry"] == {
         "enabled": True,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pi_tui.config.paths import session_dir_for_cwd, sessions_root
 from pi_tui.context.accounting.record import messages_size
-from pi_tui.context.compaction.inline_prompts import STOP_PREAMBLE
+from pi_tui.context.compaction.inline_prompts import STOP_PREAMBLE, TURN_CONTEXT_DIVIDER
 from pi_tui.context.compaction.preview import CompactionPreview, PreviewItem
 from pi_tui.modes.compaction_commands import print_preview
 from pi_tui.session.branch_run_model import branch_model
@@ -152,12 +152,14 @@ def test_restore_prints_the_new_leaf_and_persists_it(tmp_path: Path, pi_fixtures
 async def test_compact_through_the_loopback_server_by_session_id(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    store = long_session(session_dir_for_cwd(str(project), sessions_root()), cwd=str(project))
+    # More than the 20,000 newest tokens compaction keeps: something to summarise.
+    store = long_session(session_dir_for_cwd(str(project), sessions_root()), 60, cwd=str(project))
     assert store.path is not None and store.path.is_file()
     server = OpenAIServer()
     await server.start()
     try:
-        server.enqueue(text_reply("## Goal\nSummarised over HTTP"))
+        # The cut falls inside a turn: one reply holds both summaries, divided as the instructions ask.
+        server.enqueue(text_reply(f"## Goal\nSummarised over HTTP\n{TURN_CONTEXT_DIVIDER}\nThe turn so far"))
         process = await asyncio.create_subprocess_exec(
             *_args("compact", store.header.id[:13], "--json", "--instructions", "mind the tests",
                    "--model", "test-model", "--base-url", server.base_url, "--api-key", "sk-x"),

@@ -19,6 +19,8 @@ from pi_tui.session_file.store import SessionStore
 
 MODEL = ModelConfig(id="m", provider="scripted", context_window=4000)
 SMALL = CompactionSettings(reserve_tokens=1000, keep_recent_tokens=150)
+SERIALISED = CompactionSettings(enabled=False, keep_recent_tokens=150, strategy="serialize")
+"""Manual only, written by pi's serialising calls (what these tests read)."""
 OVERFLOW = "prompt is too long: 5000 tokens > 4000 maximum"
 
 
@@ -53,7 +55,7 @@ def long_reply(words: int = 300) -> ScriptedReply:
 
 async def test_manual_compact_summarises_and_rebuilds_state(tmp_path: Path) -> None:
     provider = ScriptedProvider([long_reply(), long_reply(), summary_reply(), summary_reply("prefix")])
-    session = make_session(tmp_path, provider, CompactionSettings(enabled=False, keep_recent_tokens=150))
+    session = make_session(tmp_path, provider, SERIALISED)
     events = events_of(session)
     await session.prompt("first " * 200)
     await session.prompt("second " * 200)
@@ -73,7 +75,7 @@ async def test_manual_compact_summarises_and_rebuilds_state(tmp_path: Path) -> N
 
 async def test_a_recompaction_names_the_compaction_it_redoes(tmp_path: Path) -> None:
     provider = ScriptedProvider([long_reply(), long_reply(), *[summary_reply()] * 4])
-    session = make_session(tmp_path, provider, CompactionSettings(enabled=False, keep_recent_tokens=150))
+    session = make_session(tmp_path, provider, SERIALISED)
     await session.prompt("first " * 200)
     await session.prompt("second " * 200)
     first = await session.compact()

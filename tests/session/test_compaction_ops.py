@@ -105,6 +105,16 @@ async def test_refusals_and_failures_are_values_with_pi_texts(tmp_path: Path) ->
     assert (await _compact(store, provider)).error == "Already compacted"
     store.append_message(user("more"))
     count = len(store.entries)
+    # Everything since is within the kept recent tokens: nothing to summarise, so no call and no entry.
+    nothing = await _compact(store, provider)
+    assert nothing.error == (
+        "Nothing to compact (session too small): every message is within the newest 300 tokens, which are "
+        "kept word for word (compaction.keepRecentTokens)"
+    )
+    assert provider.calls == 1 and len(store.entries) == count
+    for _ in range(3):
+        store.append_message(user("word " * 400))
+    count = len(store.entries)
     failed = await _compact(store, provider)
     assert failed.error == "Compaction failed: Summarisation failed: boom" and not failed.ok
     assert len(store.entries) == count

@@ -32,16 +32,19 @@ def test_empty_output_text() -> None:
     assert pipeline.snapshot().text("") == ""
 
 
-def test_lines_notice_matches_pi_fixture(tmp_path: Path) -> None:
+def test_lines_notice_counts_as_pi_16(tmp_path: Path) -> None:
+    """pi 1.6 counts `seq 1 100000` as 100,000 lines: the final newline starts no line (0.73.1 said
+    "98002-100001 of 100001", and the model read that)."""
     data = "".join(f"{i}\n" for i in range(1, 100001)).encode()
     pipeline = run([data[i : i + 4096] for i in range(0, len(data), 4096)], tmp_path)
     snapshot = pipeline.snapshot()
     pipeline.close()
     assert snapshot.text().endswith(
-        f"99999\n100000\n\n\n[Showing lines 98002-100001 of 100001. Full output: {snapshot.full_output_path}]"
+        f"99999\n100000\n\n[Showing lines 98001-100000 of 100000. Full output: {snapshot.full_output_path}]"
     )
     truncation = snapshot.details()["truncation"]  # type: ignore[index]
-    assert truncation["totalBytes"] == 588895 and truncation["outputBytes"] == 11995
+    assert snapshot.text().startswith("98001\n")
+    assert truncation["totalBytes"] == 588895 and truncation["outputBytes"] == 12000
     assert Path(snapshot.full_output_path or "").read_bytes() == data
 
 
@@ -51,7 +54,7 @@ def test_bytes_notice(tmp_path: Path) -> None:
     snapshot = pipeline.snapshot()
     assert snapshot.truncation.truncated_by == "bytes"
     assert snapshot.text().endswith(
-        f"\n\n[Showing lines 50-101 of 101 (50.0KB limit). Full output: {snapshot.full_output_path}]"
+        f"\n\n[Showing lines 50-100 of 100 (50.0KB limit). Full output: {snapshot.full_output_path}]"
     )
 
 
@@ -76,7 +79,7 @@ def test_spill_holds_raw_bytes_while_model_text_is_sanitised(tmp_path: Path) -> 
     snapshot = pipeline.snapshot()
     pipeline.close()
     assert "\x1b" not in snapshot.content and "\r" not in snapshot.content
-    assert snapshot.content.endswith("ok\n\ufffd\n")
+    assert snapshot.content.endswith("ok\n\ufffd")
     spill = Path(snapshot.full_output_path or "")
     assert spill.read_bytes() == raw
     assert stat.S_IMODE(spill.stat().st_mode) == 0o600
@@ -86,17 +89,17 @@ def test_spill_holds_raw_bytes_while_model_text_is_sanitised(tmp_path: Path) -> 
 
 def test_counters(tmp_path: Path) -> None:
     pipeline = run([b"a\x1b[1m\n", "é\n".encode()], tmp_path)
-    assert pipeline.raw_bytes == 9 and pipeline.lines == 3
+    assert pipeline.raw_bytes == 9 and pipeline.lines == 2  # the final newline ends line 2
     assert pipeline.raw_bytes == 9  # the output as received, escapes included
     progress = pipeline.progress()
-    assert progress["totalLines"] == 3 and progress["totalBytes"] == 9 and progress["elapsedMs"] >= 0
+    assert progress["totalLines"] == 2 and progress["totalBytes"] == 9 and progress["elapsedMs"] >= 0
 
 
 def test_configured_limits(tmp_path: Path) -> None:
     pipeline = run([b"1\n2\n3\n4\n5\n"], tmp_path, max_lines=3, max_bytes=1000)
     snapshot = pipeline.snapshot()
-    assert snapshot.content == "4\n5\n" and snapshot.truncation.truncated_by == "lines"
-    assert "[Showing lines 4-6 of 6." in snapshot.text()
+    assert snapshot.content == "3\n4\n5" and snapshot.truncation.truncated_by == "lines"
+    assert "[Showing lines 3-5 of 5." in snapshot.text()
 
 
 def test_memory_bounded_tail(tmp_path: Path) -> None:
@@ -117,8 +120,8 @@ def test_oversized_chunks_give_the_same_preview_as_small_ones(tmp_path: Path) ->
     big = run([data[: len(data) // 2], data[len(data) // 2 :]], tmp_path / "big")
     small = run([data[i : i + 4096] for i in range(0, len(data), 4096)], tmp_path / "small")
     assert big.snapshot().content == small.snapshot().content
-    assert big.snapshot().content.endswith("199998 done\n199999 done\n")
-    assert big.lines == small.lines == 200_001
+    assert big.snapshot().content.endswith("199998 done\n199999 done")
+    assert big.lines == small.lines == 200_000
     big.close()
     small.close()
 

@@ -94,6 +94,6 @@ def test_a_spill_that_cannot_be_made_costs_the_full_output_not_the_command(tmp_p
 
     assert snapshot.full_output_path is None and snapshot.details() is not None
     assert snapshot.text() == (
-        "line 9\nline 10\n\n\n[Showing lines 9-11 of 11. Full output not kept: "
+        "line 8\nline 9\nline 10\n\n[Showing lines 8-10 of 10. Full output not kept: "
         f"{session / 'spill'} is a symbolic link or not a folder; pi-tui does not write through it.]"
     )

@@ -38,7 +38,8 @@ def test_within_limits_untouched() -> None:
     result = truncate_head("a\nb\n")
     assert not result.truncated and result.truncated_by is None
     assert result.content == "a\nb\n"
-    assert result.total_lines == 3  # split("\n"): the trailing newline makes an empty last line
+    assert result.total_lines == 2  # pi 1.6: the trailing newline ends line 2, it starts no line 3
+    assert truncate_head("").total_lines == 0 and truncate_tail("x").total_lines == 1
 
 
 def test_head_by_lines() -> None:
@@ -68,8 +69,8 @@ def test_tail_by_lines_like_seq() -> None:
     text = "".join(f"{i}\n" for i in range(1, 100001))
     result = truncate_tail(text)
     assert result.truncated_by == "lines"
-    assert result.content.startswith("98002\n") and result.content.endswith("100000\n")
-    assert (result.total_lines, result.output_lines, result.output_bytes) == (100001, 2000, 11995)
+    assert result.content.startswith("98001\n") and result.content.endswith("99999\n100000")
+    assert (result.total_lines, result.output_lines, result.output_bytes) == (100000, 2000, 12000)
 
 
 def test_tail_by_bytes() -> None:

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply, ScriptedToolCall
-from pi_tui.config.settings import RetrySettings, Settings
+from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.session.agent_session import AgentSession
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
@@ -179,7 +179,10 @@ async def test_escape_during_a_retry_countdown(tmp_path: Path) -> None:
 async def test_escape_during_a_compaction(tmp_path: Path) -> None:
     replies = [ScriptedReply(text="answer " * 400), ScriptedReply(text="answer two " * 300)]
     replies.append(ScriptedReply(text="## Goal\n" + "summary " * 2_000, chunk_size=5, delay_s=0.05))
-    app, session, provider = make_chat_app(tmp_path, replies)
+    keep_one_turn = Settings(
+        compaction=CompactionSettings(keep_recent_tokens=1_000)
+    )  # something to summarise
+    app, session, provider = make_chat_app(tmp_path, replies, settings=keep_one_turn)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await submit(pilot, "first " * 300)

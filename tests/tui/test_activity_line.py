@@ -204,7 +204,7 @@ def long_replies() -> list[ScriptedReply]:
 
 @pytest.mark.parametrize("strategy", ["serialize", "inline"])
 async def test_a_manual_compaction(tmp_path: Path, clock: FakeClock, strategy: str) -> None:
-    settings = Settings(compaction=CompactionSettings(strategy=strategy))  # type: ignore[arg-type]
+    settings = Settings(compaction=CompactionSettings(strategy=strategy, keep_recent_tokens=1_000))  # type: ignore[arg-type]
     replies = [*long_replies(), slow(text="## Goal\n" + "summary " * 2_000)]
     app, _, provider = make_chat_app(tmp_path, replies, settings=settings)
     async with app.run_test(size=SIZE) as pilot:
@@ -278,7 +278,12 @@ async def test_esc_esc_during_a_branch_summary_stops_it_and_opens_no_tree(
 
 async def test_a_recompaction_from_the_compactions_pane(tmp_path: Path, clock: FakeClock) -> None:
     summary = ScriptedReply(text="## Goal\nfirst summary")
-    app, session, provider = make_chat_app(tmp_path, [*long_replies(), summary, summary])
+    keep_one_turn = Settings(
+        compaction=CompactionSettings(keep_recent_tokens=1_000)
+    )  # something to summarise
+    app, session, provider = make_chat_app(
+        tmp_path, [*long_replies(), summary, summary], settings=keep_one_turn
+    )
     async with app.run_test(size=SIZE) as pilot:
         await two_long_exchanges(pilot)
         await submit(pilot, "/compact")

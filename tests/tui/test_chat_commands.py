@@ -10,6 +10,7 @@ from textual.command import CommandList
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 
 from pi_tui.ai.scripted import ScriptedReply
+from pi_tui.config.settings import CompactionSettings, Settings
 from pi_tui.session.inspector import build_inspector_data
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.tui.screens.chat import ChatScreen
@@ -103,10 +104,13 @@ TWO_TURNS_AND_THEIR_SUMMARY = [
     ScriptedReply(text="## Original Request\nx"),
 ]
 """Replies for `two_turns_then_compact`: the two turns, then what the summary calls get back."""
+KEEP_ONE_TURN = Settings(compaction=CompactionSettings(keep_recent_tokens=1_000))
+"""The second turn kept, the first summarised (under the window's default, all of it would be kept and
+there would be nothing to summarise)."""
 
 
 async def test_compact_command_summarises(tmp_path: Path) -> None:
-    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY)
+    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY, settings=KEEP_ONE_TURN)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await two_turns_then_compact(pilot, session)
@@ -117,7 +121,7 @@ async def test_compact_command_summarises(tmp_path: Path) -> None:
 
 async def test_after_a_compaction_the_footer_shows_the_context_panes_estimate(tmp_path: Path) -> None:
     """pi shows `?` from a compaction until a reply reports usage; the estimate is known meanwhile."""
-    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY)
+    app, session, _ = make_chat_app(tmp_path, TWO_TURNS_AND_THEIR_SUMMARY, settings=KEEP_ONE_TURN)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await two_turns_then_compact(pilot, session)
@@ -381,3 +385,33 @@ async def test_reload_names_a_skill_that_was_left_out(tmp_path: Path) -> None:
         [warning] = warnings
         assert warning.startswith(f"{skill}:5: error: invalid frontmatter")
         assert warning.endswith('skill "tidy-imports" not loaded')
+
+
+async def test_reload_says_settings_changed_when_only_the_settings_did(tmp_path: Path) -> None:
+    """The prompt stays the same, the new settings apply: `/reload` said "nothing changed"."""
+    from pi_tui.context.resources import load_resources
+
+    app, session, _ = make_chat_app(tmp_path, [])
+    said: list[str] = []
+    show = app.notify
+
+    def recording_notify(message: str, **options: Any) -> None:
+        said.append(message)
+        show(message, **options)
+
+    app.notify = recording_notify  # type: ignore[method-assign]
+    project = tmp_path / "project"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session._reload_resources = lambda: load_resources(  # type: ignore[method-assign]
+            project, home=tmp_path, context_ceiling=project, include_builtin=False
+        )
+        await submit(pilot, "/reload")  # the settings files give what the chat started with
+        await until(lambda: said, pilot=pilot, what="the first reload's notice")
+        (project / ".pi-tui").mkdir(exist_ok=True)
+        (project / ".pi-tui" / "settings.json").write_text('{"tools": {"maxLines": 3}}')
+        said.clear()
+        await submit(pilot, "/reload")
+        await until(lambda: said, pilot=pilot, what="the second reload's notice")
+        assert said[0] == "Reloaded: settings changed."
+        assert session.resources.settings.tools.max_lines == 3

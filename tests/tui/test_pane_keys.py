@@ -201,7 +201,7 @@ async def test_the_footer_lists_the_keys_that_act_where_the_focus_is(tmp_path: P
         editor = await footer_shows(pilot, "enter", "escape", "ctrl+o", "f2", "f1", "f6")
         assert {"t", "s", "f11", "ctrl+t", "ctrl+q"}.isdisjoint(editor)
         await pilot.press("f3")
-        tools = await footer_shows(pilot, "t", "slash", "f11", "f1", "f6")
+        tools = await footer_shows(pilot, "t", "ctrl+f", "f11", "f1", "f6")
         assert {"enter", "escape", "ctrl+o", "ctrl+t", "s", "r", "f2"}.isdisjoint(tools)
         await pilot.press("f2")
         context = await footer_shows(pilot, "s", "r", "f11")
@@ -222,10 +222,13 @@ async def test_esc_in_the_tools_pane_reaches_the_screen_unless_a_search_is_open(
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         await submit(pilot, "read both")
-        await pilot.press("f3", "slash")
+        await pilot.press("f3", "ctrl+f")
         assert chat(app).query_one(ToolOutputViewer).has_class("-searching")
         await pilot.press("escape")  # closes the search only
         assert not chat(app).query_one(ToolOutputViewer).has_class("-searching")
+        assert not isinstance(app.screen, TreeDialog)
+        await pilot.press("escape")  # the keyboard back to the editor, and not the first of a double press
+        assert isinstance(focused(app), PromptArea)
         assert not isinstance(app.screen, TreeDialog)
         await pilot.press("escape", "escape")  # idle, empty editor: Esc Esc is the session tree
         await until(lambda: isinstance(app.screen, TreeDialog), pilot=pilot, what="the tree from the pane")

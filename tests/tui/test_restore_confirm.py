@@ -27,7 +27,7 @@ async def test_restore_is_confirmed_with_its_cost_and_the_pane_says_compaction_i
 ) -> None:
     replies = [ScriptedReply(text="answer " * 400), ScriptedReply(text="answer two " * 300)]
     replies += [ScriptedReply(text="## Goal\nShip it."), ScriptedReply(text="## Original Request\nx")]
-    settings = Settings(compaction=CompactionSettings(strategy="serialize"))
+    settings = Settings(compaction=CompactionSettings(strategy="serialize", keep_recent_tokens=1_000))
     app, session, _ = make_chat_app(tmp_path, replies, settings=settings)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -26,7 +26,7 @@ async def test_the_search_status_resets_with_the_selection_and_the_view(tmp_path
         status = viewer.query_one("#tool-output-status")
         viewer.select("c1")
         await settle(pilot)
-        await pilot.press("slash", *"alpha", "enter")
+        await pilot.press("ctrl+f", *"alpha", "enter")
         await settle(pilot)
         assert viewer.line_view.matches == [0, 2] and str(status.render()) == "1 of 2"
         viewer.select("c2")
@@ -36,7 +36,7 @@ async def test_the_search_status_resets_with_the_selection_and_the_view(tmp_path
         assert viewer.line_view.current_match is None
         viewer.select("c1")
         await settle(pilot)
-        await pilot.press("slash", *"beta", "enter")
+        await pilot.press("ctrl+f", *"beta", "enter")
         await settle(pilot)
         assert str(status.render()) == "1 of 1"
         await pilot.press("t")  # the full view is another text: its own search

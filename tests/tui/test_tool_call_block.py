@@ -91,3 +91,53 @@ async def test_a_block_in_the_conversation_is_as_tall_as_its_lines_at_the_width_
         await until(lambda: "x]" in screen_text(app), pilot=pilot, what="the notice's last line")
         drawn = sum(child.outer_size.height for child in block.children if child.display)
         assert block.content_size.height == drawn
+
+
+class OneBlock(App[None]):
+    def __init__(self, name: str, args: dict[str, str]) -> None:
+        super().__init__()
+        self.block_name, self.block_args = name, args
+
+    def compose(self) -> ComposeResult:
+        yield ToolCallBlock("c1", self.block_name, self.block_args)
+
+
+async def test_a_six_line_read_shows_all_six_lines() -> None:
+    """Hiding one line behind a line saying so ("… 1 earlier lines") saved nothing and hid the file's
+    start."""
+    app = OneBlock("read", {"path": "six.txt"})
+    async with app.run_test() as pilot:
+        app.query_one(ToolCallBlock).show_output("".join(f"line {n}\n" for n in range(1, 7)))
+        await pilot.pause()
+        assert tail_of(app).split("\n") == [f"line {n}" for n in range(1, 7)]
+
+
+async def test_a_long_read_shows_its_first_lines_and_says_how_many_follow() -> None:
+    app = OneBlock("read", {"path": "long.txt"})
+    async with app.run_test() as pilot:
+        app.query_one(ToolCallBlock).show_output("".join(f"line {n}\n" for n in range(1, 21)))
+        await pilot.pause()
+        shown = tail_of(app).split("\n")
+        assert shown[: tool_call_block.TAIL_LINES] == [
+            f"line {n}" for n in range(1, tool_call_block.TAIL_LINES + 1)
+        ]
+        assert shown[-1] == f"… {20 - tool_call_block.TAIL_LINES} more lines (ctrl+o to expand)"
+
+
+async def test_a_failing_commands_preview_keeps_the_traceback_line_and_no_trailing_blanks() -> None:
+    body = "Traceback (most recent call last):\n" + "".join(f'  File "x.py", line {n}\n' for n in range(8))
+    body += "ValueError: bad\n\n\nCommand exited with code 1"
+    app = OneBlock("bash", {"command": "python x.py"})
+    async with app.run_test() as pilot:
+        app.query_one(ToolCallBlock).show_output(body, is_error=True)
+        await pilot.pause()
+        shown = tail_of(app).split("\n")
+        assert shown[0] == "Traceback (most recent call last):"
+        assert shown[1].startswith("… ") and "earlier lines" in shown[1]
+        assert "" not in shown
+        assert shown[-1] in ("ValueError: bad", "Command exited with code 1")
+
+
+async def test_one_earlier_line_is_singular() -> None:
+    assert tool_call_block._earlier_lines(1, False) == "… 1 earlier line (ctrl+o to expand)"
+    assert tool_call_block._more_lines(2, True) == "… 2 more lines; F3 for all"

@@ -118,7 +118,7 @@ async def test_the_shown_range_indexes_the_real_spill_file(tmp_path: Path) -> No
     log.apply(ToolExecutionEndEvent("c1", "bash", result, is_error=result.is_error))
     (call,) = log.calls()
     assert call.spill_path is not None and call.shown_range is not None
-    assert call.lines == 3001
+    assert call.lines == 3000  # as pi 1.6 counts: the final newline starts no line
     reader = SpillReader(call.spill_path)
     await reader.build_index()
     shown = call.shown_range

@@ -242,9 +242,9 @@ async def test_search_in_the_model_view_steps_with_n_and_shift_n(tmp_path: Path)
         viewer = viewer_of(pilot)
         viewer.select("c1")
         await settle(pilot)
-        await pilot.press("slash", "x", "escape")
+        await pilot.press("ctrl+f", "x", "escape")
         assert not viewer.has_class("-searching") and viewer.line_view.matches == []
-        await pilot.press("slash", "backspace", *"aTCH", "enter")
+        await pilot.press("ctrl+f", "backspace", *"aTCH", "enter")
         await settle(pilot)
         view = viewer.line_view
         assert view.matches == [n for n in range(100) if n % 10 == 0]
@@ -268,7 +268,7 @@ async def test_search_in_a_spill_file_finds_a_line_near_the_end(tmp_path: Path) 
         await pilot.press("t")
         await settle(pilot)
         viewer.line_view.scroll_to_line(0)
-        await pilot.press("slash", *"19990", "enter")
+        await pilot.press("ctrl+f", *"19990", "enter")
         await settle(pilot)
         view = viewer.line_view
         assert view.matches == [19989]
@@ -384,7 +384,7 @@ async def test_a_50mb_spill_file_is_viewed_and_searched_in_bounded_memory(tmp_pa
             await settle(pilot)
             viewer.line_view.scroll_to_line(250_000)
             await settle(pilot)
-            await pilot.press("slash", *"needle", "enter")
+            await pilot.press("ctrl+f", *"needle", "enter")
             await settle(pilot)
             _, peak = tracemalloc.get_traced_memory()
         finally:
@@ -423,7 +423,7 @@ async def open_full_view_and_search(pilot: Pilot[Any]) -> None:
     viewer.select("c-seq")
     await pilot.press("t")
     await settle(pilot)
-    await pilot.press("slash", *"19", "enter")
+    await pilot.press("ctrl+f", *"19", "enter")
     await settle(pilot)
     pilot.app.screen.set_focus(None)
     await pilot.pause()

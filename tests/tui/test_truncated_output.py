@@ -20,8 +20,9 @@ from .pilot_helpers import settle, submit
 
 SIZE = (160, 48)
 COUNT = 50_000
-FIRST_SEEN = 48_002
-"""`seq 1 50000` is 50,001 lines as pi counts them (the last one empty); the model gets the last 2,000."""
+FIRST_SEEN = 48_001
+"""`seq 1 50000` is 50,000 lines as pi 1.6 counts them (the final newline starts no line; 0.73.1 said
+50,001); the model gets the last 2,000."""
 COMMAND = f"seq 1 {COUNT}  # " + "every line of a long output, numbered, " * 4
 """Longer than the Tools pane is wide: its title shortens the command, not what follows it."""
 
@@ -39,7 +40,7 @@ async def test_a_long_output_says_what_is_hidden_and_where(tmp_path: Path) -> No
         assert isinstance(screen, ChatScreen)
         block = screen.query_one(ConversationView).query_one(ToolCallBlock)
         notice = str(block.query_one(".tool-notice").render())
-        assert notice.startswith(f"[Showing lines {FIRST_SEEN}-{COUNT + 1} of {COUNT + 1}. Full output: ")
+        assert notice.startswith(f"[Showing lines {FIRST_SEEN}-{COUNT} of {COUNT}. Full output: ")
 
         def tail() -> list[str]:
             return str(block.query_one(".tool-tail").render()).split("\n")
@@ -68,8 +69,9 @@ async def test_a_long_output_says_what_is_hidden_and_where(tmp_path: Path) -> No
         assert cell_len(shown_title) <= title.content_size.width
         view = viewer.line_view
         assert view.line_text(0) == str(FIRST_SEEN) and view.line_number(0) == FIRST_SEEN
-        last_output = view.line_count - 3  # the output's empty last line, a blank, the notice
-        assert view.line_number(last_output) == COUNT + 1 and view.line_number(view.line_count - 1) is None
+        last_output = view.line_count - 3  # the output's last line, a blank, the notice
+        assert view.line_text(last_output) == str(COUNT)
+        assert view.line_number(last_output) == COUNT and view.line_number(view.line_count - 1) is None
         view.scroll_to(y=0, animate=False, immediate=True)
         assert view.render_line(0).text.split() == [str(FIRST_SEEN), str(FIRST_SEEN)]
 
@@ -88,7 +90,7 @@ async def test_a_long_output_says_what_is_hidden_and_where(tmp_path: Path) -> No
         await pilot.press("t")  # the full output: its notice names the file too
         await settle(pilot)
         full = header.shown_text(header.content_size.width)
-        assert full.startswith("Highlighted: lines 48,002-50,001") and full.endswith(
+        assert full.startswith("Highlighted: lines 48,001-50,000") and full.endswith(
             shorten_middle(path, width)
         )
 

@@ -158,6 +158,20 @@ def prepare_compaction(
     )
 
 
+def nothing_to_summarise(prepared: CompactionPreparation) -> str | None:
+    """Why a compaction that could be prepared would summarise nothing, or None when it has a span.
+
+    Every message is within the kept recent tokens: a summary call would send the same request again
+    and grow the context by an invented summary (pi calls the model anyway; pi-tui does not)."""
+    if prepared.span:
+        return None
+    keep = prepared.settings.keep_recent_tokens
+    return (
+        f"{NOTHING_TO_COMPACT}: every message is within the newest {keep:,} tokens, which are kept "
+        "word for word (compaction.keepRecentTokens)"
+    )
+
+
 def unprepared_reason(items: Sequence[SessionEntry]) -> str:
     """pi's message when `prepare_compaction` returns None for `items`."""
     return ALREADY_COMPACTED if ends_with_compaction(items) else NOTHING_TO_COMPACT

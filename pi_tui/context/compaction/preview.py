@@ -16,7 +16,12 @@ from typing import Any
 
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.file_ops import format_file_operations
-from pi_tui.context.compaction.preparation import CompactionPreparation, prepare_compaction, unprepared_reason
+from pi_tui.context.compaction.preparation import (
+    CompactionPreparation,
+    nothing_to_summarise,
+    prepare_compaction,
+    unprepared_reason,
+)
 from pi_tui.context.compaction.summaries import history_max_tokens
 from pi_tui.context.compaction.token_estimate import estimate_tokens
 from pi_tui.session_file.context_rebuild import entry_message
@@ -121,4 +126,7 @@ def preview_compaction(
     prepared = prepare_compaction(items, settings)
     if prepared is None:
         return unprepared_reason(items)
+    empty = nothing_to_summarise(prepared)
+    if empty is not None:  # what /compact would say
+        return empty
     return preview_from_preparation(items, prepared, sizer)

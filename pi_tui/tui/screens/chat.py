@@ -68,7 +68,8 @@ DOUBLE_ESCAPE_SECONDS = 0.5
 NEXT_PANE = "Next pane: conversation, side panel, editor"
 ABORT = (
     "Abort the reply, a tool, a shell command, a compaction, a branch summary or a retry; queued messages "
-    "return to the editor. Idle on a narrow screen: close the pane shown in the conversation's place"
+    "return to the editor. In a pane: the keyboard back to the editor (idle on a narrow screen the pane "
+    "shown in the conversation's place closes)"
 )
 WIDE_COLUMNS = 120
 """From this width on the side panel is shown beside the conversation (each gets 60 columns or more);
@@ -398,8 +399,10 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         if queued:
             self.query_one(PromptArea).put_back(queued)
         session.abort()
-        if not busy and self.close_pane_in_conversations_place():
-            self._last_escape = None  # nor is a press that closed the pane the first of a double press
+        moved = self.focus_editor_from_pane()
+        if not busy and (self.close_pane_in_conversations_place() or moved):
+            # Nor is a press that closed a pane or took the keyboard back the first of a double press.
+            self._last_escape = None
             return
         now = time.monotonic()
         editor_empty = not self.query_one(PromptArea).text.strip()

@@ -305,8 +305,14 @@ class ChatCommands(Screen[None]):
         self.notify("Copied the last answer.")
 
     async def action_reload_resources(self, args: str = "") -> None:
-        changed = await self.session.reload()
-        self.notify("Reloaded: the system prompt changed." if changed else "Reloaded: nothing changed.")
+        before = self.session.resources.settings
+        prompt_changed = await self.session.reload()
+        # A settings change applies even when the prompt stays the same: say so rather than "nothing".
+        changes = [
+            *(["the system prompt changed"] if prompt_changed else []),
+            *(["settings changed"] if self.session.resources.settings != before else []),
+        ]
+        self.notify(f"Reloaded: {' and '.join(changes) if changes else 'nothing changed'}.")
         # What was left out (a skill whose frontmatter does not parse) is said again, as at start.
         for problem in self.session.resources.problems():
             self.notify(problem, severity="warning", timeout=8, markup=False)

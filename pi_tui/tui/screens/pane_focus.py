@@ -6,7 +6,13 @@ F2-F4 open their pane and put the keyboard in it; ctrl+b hides or shows the pane
 once, not after the keys already queued, so text typed right after the key lands where the key went. F11
 gives the focused pane the whole screen. The footer lists only the keys that act where the focus is: a
 key that works everywhere but belongs to another part (the model picker while reading a pane) is left
-out of it, still working.
+out of it, still working; and it names the part that holds the keyboard when that is not the editor.
+
+Typing is never lost: a printable key that means nothing where the focus is (a letter in the conversation,
+`/` in the Compactions pane) moves the focus to the editor and lands there, as in pi, Claude Code and Codex.
+The decision is made when the app reads the key (`route_typed_key`), before it hands the key on, so the keys
+of a burst that follow it reach the editor too, in order. A pane's one-letter keys act only while the pane
+holds the keyboard; Esc there gives the keyboard back to the editor, at every width.
 """
 
 from __future__ import annotations
@@ -14,17 +20,19 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from textual import on
+from textual import events, on
 from textual.binding import ActiveBinding, Binding
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Input, TextArea
 
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.prompt_area import PromptArea
 from pi_tui.tui.widgets.side_panel import SidePanel
+from pi_tui.tui.widgets.status_footer import StatusFooter
 from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from pi_tui.tui.widgets.tool_output_viewer import ToolOutputViewer
 
@@ -44,6 +52,12 @@ FOOTER_PARTS: dict[str, frozenset[Part]] = {
 }
 """Screen keys the footer lists only in these parts (they work in every part); the others it lists
 everywhere. Eighty columns hold six or seven keys: a pane's own keys come first there."""
+PANE_NAMES = {
+    "pane-context": "Context pane",
+    "pane-tools": "Tools pane",
+    "pane-compactions": "Compactions pane",
+}
+"""How the footer names the pane that holds the keyboard."""
 PANE_KEYS = Binding.Group("Panes")
 """The three pane keys share one footer label (the panel's tabs name the panes, in key order)."""
 
@@ -99,6 +113,43 @@ class PaneFocus(Screen[None]):
             self.side_panel.focus_pane(self.side_panel.active_pane)
         else:
             self.set_focus(self._part_widget(target))
+
+    def keyboard_holder(self) -> str | None:
+        """What the footer names as holding the keyboard: None for the editor (the usual place)."""
+        part = self.focused_part()
+        if part == "editor":
+            return None
+        if part == "panel":
+            return PANE_NAMES.get(self.side_panel.active_pane, "side panel")
+        return "conversation" if part == "conversation" else None
+
+    def watch_focused(self) -> None:
+        for footer in self.query(StatusFooter):
+            footer.show_keyboard(self.keyboard_holder())
+
+    def route_typed_key(self, event: events.Key) -> None:
+        """Called by the app for each key it reads, before it hands the key to the focused widget: a
+        printable key that nothing where the focus is would act on moves the focus to the editor, so the
+        editor gets it (and the rest of a burst behind it)."""
+        if not event.is_printable or event.character is None:
+            return
+        focused = self.focused
+        if isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only):
+            return  # typed into a text box: the editor, the Tools pane's search, a dialog's field
+        if self.maximized is not None:
+            return  # a pane given the whole screen keeps the keyboard until F11 or Esc gives it back
+        active = self.active_bindings.get(event.key)
+        if active is not None and active.enabled:
+            return  # a pane's own key while the pane holds the keyboard
+        self.set_focus(self.query_one(PromptArea))
+
+    def focus_editor_from_pane(self) -> bool:
+        """Esc in a side pane or the conversation: the editor takes the keyboard back (a pane stays where
+        it is on a wide screen); False when the focus was already in the editor."""
+        if self.focused_part() not in ("panel", "conversation"):
+            return False
+        self.set_focus(self.query_one(PromptArea))
+        return True
 
     def keep_focus_on_screen(self) -> None:
         """After a resize: if the part with the focus was hidden (Textual then leaves nothing focused),

@@ -63,6 +63,8 @@ from pi_tui.tui.widgets.user_shell import (
 )
 
 clock: Callable[[], float] = time.monotonic
+TOOL_TICK_SECONDS = 1.0
+"""How often a running tool's block recounts its seconds (a silent command sends no update)."""
 """Where tool timings come from; tests fix it for reproducible snapshots."""
 
 TRANSCRIPT_PAGE = 12
@@ -126,12 +128,22 @@ class ConversationView(VerticalScroll):
         self._parking = MarkdownParking(self, self._rendering)
 
     def on_mount(self) -> None:
+        # A command that prints nothing sends no update: its block's seconds go on counting all the same.
+        self.set_interval(TOOL_TICK_SECONDS, self._tick_running_tools)
         self.anchor()
         self.watch(self, "scroll_y", self._parking.schedule, init=False)
         self.watch(self, "scroll_y", self._seen_when_at_end, init=False)
 
     def on_resize(self) -> None:
         self._parking.schedule()
+
+    def _tick_running_tools(self) -> None:
+        now = clock()
+        for key, started in self._tool_started.items():
+            tool = self._tools.get(key)
+            elapsed = now - started
+            if tool is not None and elapsed >= TOOL_TICK_SECONDS:
+                tool.show_status(f"running {elapsed:.1f}s")
 
     @property
     def following(self) -> bool:

@@ -52,21 +52,32 @@ class StatusFooter(Vertical):
 
     DEFAULT_CSS = """
     StatusFooter { height: 2; padding: 0 1; color: $text-muted; }
-    StatusFooter > Static { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    StatusFooter Static { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     StatusFooter > Horizontal { height: 1; }
     StatusFooter #footer-usage, StatusFooter #footer-context { width: auto; }
     StatusFooter #footer-context { margin-left: 1; }
     StatusFooter #footer-context.-warn { color: $warning; text-style: bold; }
     StatusFooter #footer-context.-error { color: $error; text-style: bold; }
     StatusFooter #footer-model { width: 1fr; text-align: right; }
+    StatusFooter #footer-where { width: 1fr; }
+    StatusFooter #footer-keyboard { width: auto; color: $accent; padding-left: 1; }
+    StatusFooter #footer-keyboard.-editor { display: none; }
     """
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="footer-where", markup=False)
+        with Horizontal():
+            yield Static("", id="footer-where", markup=False)
+            yield Static("", id="footer-keyboard", markup=False, classes="-editor")
         with Horizontal():
             yield Static("", id="footer-usage", markup=False)
             yield Static("", id="footer-context", markup=False)
             yield Static("", id="footer-model", markup=False)
+
+    def show_keyboard(self, holder: str | None) -> None:
+        """Name the part of the screen that holds the keyboard (None: the editor, and nothing is shown)."""
+        label = self.query_one("#footer-keyboard", Static)
+        label.update(keyboard_text(holder))
+        label.set_class(holder is None, "-editor")
 
     def show(self, data: FooterData) -> None:
         where = _home_relative(data.cwd) + (f" ({data.git_branch})" if data.git_branch else "")
@@ -99,6 +110,11 @@ class StatusFooter(Vertical):
         self.query_one("#footer-where", Static).update(where)
         self.query_one("#footer-usage", Static).update(" ".join(part for part in parts if part))
         self.query_one("#footer-model", Static).update(model)
+
+
+def keyboard_text(holder: str | None) -> str:
+    """Line 1's right end while the keyboard is not in the editor: who has it, and how to get it back."""
+    return f"keys: {holder} · esc: editor" if holder else ""
 
 
 def _home_relative(path: str) -> str:

@@ -77,6 +77,7 @@ class ToolCallBlock(Vertical, can_focus=True):
         self._lines: list[str] = []
         self._first_line = 1
         """The number, in the full output, of the first of `_lines` (a truncated output's tail)."""
+        self._is_error = False
         self._diff: list[DiffLine] = []
         self._changed_line: int | None = None
         self._notice = ""
@@ -120,7 +121,13 @@ class ToolCallBlock(Vertical, can_focus=True):
         """Show the output so far (`live`: redrawn at most every LIVE_OUTPUT_SECONDS) or the final result:
         its last lines, and pi's truncation notice apart; an edit's or write's diff instead of its text."""
         body, notice = split_notice(text)
-        self._lines = body.splitlines()
+        lines = body.splitlines()
+        if is_error:  # five lines have no room for the blank lines before "Command exited with code 1"
+            lines = [line for line in lines if line.strip()]
+        while lines and not lines[-1].strip():  # the blank lines before a notice
+            lines.pop()
+        self._lines = lines
+        self._is_error = is_error
         self._first_line = first_line_number(text, details)
         diff = None if is_error else diff_of(self.tool_name, details)
         self._diff = parse_diff(diff) if diff else []
@@ -139,6 +146,12 @@ class ToolCallBlock(Vertical, can_focus=True):
             else:
                 self._redraw = call_after(self, wait, self._live_redraw)
 
+    def show_status(self, status: str) -> None:
+        """Only the status in the head (`running 3.0s`): the output is as it was."""
+        if status != self._status and self._status.startswith("running"):
+            self._status = status
+            self._render_parts()
+
     def toggle_expanded(self) -> None:
         self.expanded = not self.expanded
         self._render_parts()
@@ -153,14 +166,11 @@ class ToolCallBlock(Vertical, can_focus=True):
             self._redraw = None
         if not self._ready:
             return
-        limit = EXPANDED_TAIL_LINES if self.expanded else TAIL_LINES
-        shown = [] if self._diff else self._lines[-limit:]
-        earlier = self._first_line - 1 + len(self._lines) - len(shown)
-        prefix = [_earlier_lines(earlier, self.expanded)] if shown and earlier > 0 else []
-        parts = (self._head(), "\n".join(prefix + [clip_line(line) for line in shown]), self._notice)
+        parts = (self._head(), "\n".join(clip_line(line) for line in self._preview()), self._notice)
+        shown = parts[1] != ""
         self._render_diff()
         # An update relayouts the whole conversation, so unchanged parts are left alone.
-        shown_flags = (True, bool(shown), bool(self._notice))
+        shown_flags = (True, shown, bool(self._notice))
         previous = self._shown_parts
         for index, widget in enumerate(self.query(Static)):
             if previous is None or parts[index] != previous[index]:
@@ -173,6 +183,30 @@ class ToolCallBlock(Vertical, can_focus=True):
                 widget.update(parts[index], layout=not same)
             widget.display = shown_flags[index]
         self._shown_parts = parts
+
+    def _preview(self) -> list[str]:
+        """The lines the block shows: a read's first lines (where a file starts matters), any other
+        output's last ones; a failing command's `Traceback` line stays in view; one hidden line is
+        shown rather than a line saying it is hidden."""
+        if self._diff:
+            return []
+        lines = self._lines
+        limit = EXPANDED_TAIL_LINES if self.expanded else TAIL_LINES
+        if len(lines) <= limit + 1:
+            shown, hidden = list(lines), 0
+        elif self.tool_name == "read":
+            more = len(lines) - limit
+            return [*lines[:limit], _more_lines(more, self.expanded)]
+        else:
+            shown, hidden = lines[-limit:], len(lines) - limit
+        earlier = self._first_line - 1 + hidden
+        if not shown or earlier <= 0:
+            return shown
+        marker = _earlier_lines(earlier, self.expanded)
+        traceback = next((line for line in lines[:hidden] if line.startswith("Traceback (")), None)
+        if self._is_error and traceback is not None:
+            return [traceback, marker, *shown]
+        return [marker, *shown]
 
     def _render_diff(self) -> None:
         view = self.query_one(DiffView)
@@ -194,13 +228,20 @@ class ToolCallBlock(Vertical, can_focus=True):
         self.post_message(self.Selected(self.call_key))
 
 
+def _lines_word(count: int) -> str:
+    return f"{count:,} {'line' if count == 1 else 'lines'}"
+
+
 def _earlier_lines(count: int, expanded: bool) -> str:
     """The line above a tail: how much of the output is above it, and where the rest is."""
-    return (
-        f"… {count:,} earlier lines; F3 for all"
-        if expanded
-        else f"… {count:,} earlier lines (ctrl+o to expand)"
-    )
+    words = f"… {_lines_word(count).replace(' line', ' earlier line')}"
+    return f"{words}; F3 for all" if expanded else f"{words} (ctrl+o to expand)"
+
+
+def _more_lines(count: int, expanded: bool) -> str:
+    """The line under a read's head: how much follows, and where it is."""
+    words = f"… {_lines_word(count).replace(' line', ' more line')}"
+    return f"{words}; F3 for all" if expanded else f"{words} (ctrl+o to expand)"
 
 
 def _shape(text: str) -> list[list[int]]:

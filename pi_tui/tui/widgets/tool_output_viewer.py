@@ -74,14 +74,19 @@ class ToolOutputViewer(Vertical):
             tooltip="The files as before this call",
             show=False,
         ),
-        Binding("slash", "open_search", "Search"),
+        # Priority: run when the app reads the key, so the focus is in the search box before the app
+        # hands on the keys typed behind it (a burst or a paste of "ctrl+f 123" lost its "1"). Not `/`:
+        # there `/` starts a slash command in the editor, as everywhere.
+        Binding(
+            "ctrl+f", "open_search", "Search", tooltip="Search the output (n / N: next, back)", priority=True
+        ),
         Binding("escape", "close_search", "Close search"),
     ]
 
     mode: var[ViewMode] = var[ViewMode]("model")
     """Which text is shown: what the model got, or the full output."""
     searching: var[bool] = var(False, toggle_class="-searching")
-    """The search box is open (`/`); until it closes, Esc closes it."""
+    """The search box is open (ctrl+f); until it closes, Esc closes it."""
 
     @dataclass
     class ViewToggled(Message):
@@ -231,7 +236,8 @@ class ToolOutputViewer(Vertical):
 
     def action_open_search(self) -> None:
         self.searching = True
-        self.query_one("#tool-output-search", Input).focus()
+        # At once (`focus()` would wait for the keys already queued, which then missed the box).
+        self.screen.set_focus(self.query_one("#tool-output-search", Input))
 
     def action_close_search(self) -> None:
         self.searching = False
