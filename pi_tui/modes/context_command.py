@@ -23,7 +23,13 @@ from pi_tui.ai.served_window import probe_served_window
 from pi_tui.config.settings_files import load_settings
 from pi_tui.context.accounting.blame import drift_cause, drift_cost, provider_blame
 from pi_tui.context.accounting.geometry import used_how
-from pi_tui.context.cache_policy import cache_settings_json, cache_settings_line
+from pi_tui.context.cache_policy import (
+    cache_clock,
+    cache_clock_json,
+    cache_clock_line,
+    cache_settings_json,
+    cache_settings_line,
+)
 from pi_tui.modes.request_preview import show_next_request
 from pi_tui.modes.session_command_support import report_file_problems
 from pi_tui.session.branch_run_model import branch_model
@@ -121,9 +127,10 @@ def print_report(
     out: TextIO,
     largest: Sequence[tuple[str, str, int]] = (),
     cache_line: str | None = None,
+    clock_line: str | None = None,
 ) -> None:
     """The human report; `largest` lists the biggest context messages as (key, zone, tokens);
-    `cache_line` pi 1.6's cache settings (`cache_settings_line`)."""
+    `cache_line` pi 1.6's cache settings (`cache_settings_line`), `clock_line` the cache's clock."""
     geometry = data.geometry
     split = geometry.split
     model = data.model.ref if data.model is not None else "(none)"
@@ -137,6 +144,8 @@ def print_report(
     out.write(f"Context: {_n(geometry.used_tokens)} / {_n(geometry.context_window)} ({used_how(geometry)})\n")
     if cache_line is not None:
         out.write(f"Cache: {cache_line}\n")
+    if clock_line is not None:
+        out.write(f"Cache clock: {clock_line}\n")
     out.write(f"\nBudget {budget_bar(data)}\n")
     out.write(
         f"  P prefix {geometry.prefix_text} · S summary {_n(split.summary)}"
@@ -258,12 +267,15 @@ def run_context_command(argv: list[str]) -> int:
     )
     if data.geometry.reserve_note is not None:
         notes.append(data.geometry.reserve_note)
+    clock = cache_clock(store.get_branch(options.leaf), model, loaded.settings)
     if options.json:
         report = inspector_json(data, notes)
         report["cacheSettings"] = cache_settings_json(loaded.settings, model)
+        report["cacheClock"] = cache_clock_json(clock)
         json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
         line = cache_settings_line(loaded.settings, model)
-        print_report(data, notes, sys.stdout, cache.ledger.largest(LARGEST_MESSAGES), line)
+        largest = cache.ledger.largest(LARGEST_MESSAGES)
+        print_report(data, notes, sys.stdout, largest, line, cache_clock_line(clock))
     return 0

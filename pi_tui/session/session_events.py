@@ -76,6 +76,19 @@ class ProviderNoticeEvent:
         return {"type": self.type, "text": self.text}
 
 
+@dataclass(frozen=True)
+class CacheWarmedEvent:
+    """A one-token cache refresh was sent and recorded (`entry_id`: its `usage` entry, `cost` its price;
+    pi 1.6's `Cache warmed: $…` transcript line when `showCacheMissNotices` is on)."""
+
+    entry_id: str
+    cost: float
+    type: Literal["cache_warmed"] = field(default="cache_warmed", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "entryId": self.entry_id, "cost": self.cost}
+
+
 NOTICE_DIAGNOSTICS = frozenset({"anthropic_unsigned_thinking"})
 """Reply diagnostics whose `message` the session says to the user (`ProviderNoticeEvent`)."""
 
@@ -325,6 +338,7 @@ SessionEvent: TypeAlias = (
     | AutoRetryEndEvent
     | ModelFallbackEvent
     | ProviderNoticeEvent
+    | CacheWarmedEvent
     | QueueUpdateEvent
     | SessionInfoChangedEvent
     | ModelChangedEvent

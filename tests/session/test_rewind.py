@@ -13,7 +13,7 @@ from pi_tui.context.resources import load_resources
 from pi_tui.session.compaction_ops import PreviewBasis
 from pi_tui.session.rewind import REWIND_CUSTOM_TYPE, FileHistory, mark_tree_lines, rewind_points
 from pi_tui.session.runtime import AgentSessionRuntime, AgentSessionServices, RuntimeOptions
-from pi_tui.session_file.entries import CustomEntry, MessageEntry
+from pi_tui.session_file.entries import CustomEntry
 from pi_tui.session_file.store import SessionStore
 from pi_tui.session_file.tree_listing import FILES_GONE_NOTE, tree_line_text, tree_lines
 from pi_tui.tui.timeline_view import (

@@ -8,6 +8,8 @@ of the rows it is given, which on a 5,000-message session would hold the UI for 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import getters, on
 from textual.app import ComposeResult
@@ -110,9 +112,27 @@ class ContextInspector(Vertical):
         """The table does not show `data` yet (it changed while the pane was hidden)."""
         self._fill_generation = 0
         """Bumped by every fill, so the batches of a superseded fill stop."""
+        self.clock_source: Callable[[], str | None] | None = None
+        """The cache clock's line (the session's `cache_clock_line`), read every second while shown."""
+
+    def on_mount(self) -> None:
+        # The clock counts down ("expires in 3:12"): a second is its resolution.
+        self.set_interval(1.0, self.tick_cache_clock)
+
+    def tick_cache_clock(self) -> None:
+        if self.clock_source is None or not self._displayed():
+            return
+        clock = self.query_one("#inspector-cache-clock", Static)
+        line = self.clock_source()
+        clock.display = line is not None
+        if line is not None:
+            clock.update(f"Cache: {line}")
 
     def compose(self) -> ComposeResult:
         yield Static("No session data yet.", id="inspector-headline")
+        clock = Static("", id="inspector-cache-clock")
+        clock.display = False  # until a session gives it a clock: no blank line meanwhile
+        yield clock
         yield BudgetBar(id="inspector-budget")
         yield Static("", id="inspector-drift")
         yield FittedTable(shrinkable=SHRINKABLE, id="inspector-table")
@@ -129,6 +149,7 @@ class ContextInspector(Vertical):
         self.drift.update("\n".join(alert.text for alert in alerts))
         self.drift.set_class(any(alert.drifted for alert in alerts), "-drifted")
         self._fill_table()
+        self.tick_cache_clock()
         if self.selected_key is not None:
             self._show_detail(self.selected_key)
 
@@ -224,6 +245,7 @@ class ContextInspector(Vertical):
 
     def on_show(self, event: Show) -> None:
         self.catch_up()
+        self.tick_cache_clock()
 
     def catch_up(self) -> None:
         """Fill the table with data handed over while hidden, if the pane is now displayed (the owner

@@ -112,7 +112,9 @@ class SidePanel(Vertical):
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="pane-context"):
             with TabPane("Context", id="pane-context"):
-                yield ContextInspector(id="inspector")
+                inspector = ContextInspector(id="inspector")
+                inspector.clock_source = lambda: self.session.cache_clock_line()
+                yield inspector
             with TabPane("Tools", id="pane-tools"):
                 yield ToolOutputViewer(id="tool-viewer")
             with TabPane("Compactions", id="pane-compactions"):
