@@ -44,6 +44,7 @@ from pi_tui.session.approval import ApprovalPolicy
 from pi_tui.session.auto_compaction import AutoCompaction, ConfirmCompaction
 from pi_tui.session.cache_warmer import CacheWarmer, WarmingClock
 from pi_tui.session.compaction_ops import CompactionOutcome, RestoreOutcome
+from pi_tui.session.context_edits import EditAction, EditPreview, apply_context_edit, plan_context_edit
 from pi_tui.session.failure_recovery import FailureRecovery
 from pi_tui.session.open_checks import continue_refusal
 from pi_tui.session.provider_calls import ProviderCalls
@@ -56,6 +57,7 @@ from pi_tui.session.session_events import (
     NOTICE_DIAGNOSTICS,
     AnyEvent,
     CacheWarmedEvent,
+    ContextEditedEvent,
     ProviderNoticeEvent,
     SessionTreeEvent,
 )
@@ -89,6 +91,13 @@ ResourceReloader: TypeAlias = Callable[[], Resources]
 
 class SessionBusyError(RuntimeError):
     """A prompt arrived while the agent is running and no queueing behaviour was asked for."""
+
+
+def _note_of(preview: EditPreview) -> str | None:
+    if preview.action != "note" or preview.replacement is None:
+        return None
+    content = preview.replacement.content
+    return content if isinstance(content, str) else None
 
 
 @dataclass(frozen=True)
@@ -302,6 +311,27 @@ class AgentSession(SessionControls):
     def cache_settings_line(self) -> str:
         """pi 1.6's cache settings for this session's model, as `/session` shows them."""
         return cache_settings_line(self.resources.settings, self.model)
+
+    def plan_context_edit(
+        self, target_id: str, action: EditAction, note: str | None = None
+    ) -> EditPreview | str:
+        """The preview of a context edit (docs/compaction.md "Context edits"), or why it is refused."""
+        return plan_context_edit(self.store, self.model, target_id, action, note)
+
+    async def apply_context_edit(self, preview: EditPreview) -> str | None:
+        """Write a previewed edit; the next request honours it. Returns why it was refused, or None."""
+        if self.agent.is_running:
+            return "the agent is running: edit the context once it is idle"
+        if self.store.read_only_reason is not None:
+            return f"session is read-only: {self.store.read_only_reason}"
+        note = _note_of(preview)
+        fresh = plan_context_edit(self.store, self.model, preview.target_id, preview.action, note)
+        if isinstance(fresh, str):
+            return fresh  # the context changed since the preview (another edit, a compaction)
+        entry = apply_context_edit(self.store, fresh)
+        self.agent.state.messages = self.store.build_context().messages
+        await self.emit(ContextEditedEvent(entry.id, preview.target_id, preview.action))
+        return None
 
     def cache_clock(self) -> CacheClock:
         """The cache's clock now: what the file says, with the warmer's own schedule while it runs."""

@@ -89,6 +89,24 @@ class CacheWarmedEvent:
         return {"type": self.type, "entryId": self.entry_id, "cost": self.cost}
 
 
+@dataclass(frozen=True)
+class ContextEditedEvent:
+    """The user hid, replaced or restored an entry of the context (`entry_id`: the `context_edit`)."""
+
+    entry_id: str
+    target_id: str
+    action: str
+    type: Literal["context_edited"] = field(default="context_edited", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "entryId": self.entry_id,
+            "targetId": self.target_id,
+            "action": self.action,
+        }
+
+
 NOTICE_DIAGNOSTICS = frozenset({"anthropic_unsigned_thinking"})
 """Reply diagnostics whose `message` the session says to the user (`ProviderNoticeEvent`)."""
 
@@ -339,6 +357,7 @@ SessionEvent: TypeAlias = (
     | ModelFallbackEvent
     | ProviderNoticeEvent
     | CacheWarmedEvent
+    | ContextEditedEvent
     | QueueUpdateEvent
     | SessionInfoChangedEvent
     | ModelChangedEvent

@@ -255,3 +255,39 @@ async def test_the_clock_read_from_the_file(openai_server: OpenAIServer, tmp_pat
     assert "costs $0.1501, protects $1.7250 (100,000 tokens re-written on a miss)" in line
     cold = cache_clock(session.store.get_branch(), session.model, settings, now=sent + 400)
     assert cache_clock_line(cold) == "cold since 1:40 ago · no refresh: expired"
+
+
+async def test_a_hidden_message_leaves_the_next_request_and_undo_brings_back_the_same_bytes(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    clock = SteppedClock(START)
+    session = make_session(openai_server, tmp_path, clock, mode="off")
+    openai_server.enqueue(reply("Hello."), reply("Again."), reply("Once more."), reply("Last."))
+    await session.prompt("Remember the word OCTARINE")
+    await session.prompt("Next")
+    user_id = next(
+        entry_id
+        for entry_id, message in zip(
+            session.store.build_context().entry_ids, session.store.build_context().messages, strict=True
+        )
+        if message.role == "user"
+    )
+    preview = session.plan_context_edit(user_id, "note")
+    assert preview == "a note needs some text"
+    preview = session.plan_context_edit(user_id, "hide")
+    assert not isinstance(preview, str)
+    assert "OCTARINE" in preview.lost_text and preview.saved_per_turn > 0
+    assert preview.extra_cost is not None and preview.extra_cost > 0  # re-written once at the write price
+    assert await session.apply_context_edit(preview) is None
+    await session.prompt("Again")
+    assert "OCTARINE" not in json.dumps(openai_server.requests[2].body)
+    undo = session.plan_context_edit(user_id, "restore")
+    assert not isinstance(undo, str) and "OCTARINE" in undo.lost_text
+    assert await session.apply_context_edit(undo) is None
+    await session.prompt("Again")
+    restored, hidden = openai_server.requests[3].body, openai_server.requests[2].body
+    assert "OCTARINE" in json.dumps(restored)
+    # The restored message goes as it went before the edit: the prefix up to it is byte-identical.
+    before_edit = openai_server.requests[1].body["messages"]
+    assert restored["messages"][: len(before_edit)] == before_edit
+    assert hidden["messages"] != restored["messages"]

@@ -76,6 +76,7 @@ class ContextInspector(Vertical):
     BINDINGS = [
         Binding("s", "toggle_sort", "Sort", tooltip="Largest first / request order"),
         Binding("r", "show_request", "Request", tooltip="The next request as it would go out"),
+        Binding("h", "edit_context", "Hide/restore", tooltip="Hide the message from the model, or undo that"),
     ]
 
     class SegmentSelected(Message):
@@ -152,6 +153,20 @@ class ContextInspector(Vertical):
         self.tick_cache_clock()
         if self.selected_key is not None:
             self._show_detail(self.selected_key)
+
+    class EditWanted(Message):
+        """`h` on a message row: hide it from future requests (or note it), or undo its edit."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    def action_edit_context(self) -> None:
+        key = self._cursor_key()
+        if key is None or not key.startswith("message:"):
+            self.notify("Choose a message row: only messages and tool results can be hidden.")
+            return
+        self.post_message(self.EditWanted(key.removeprefix("message:")))
 
     class RequestWanted(Message):
         """`r`: the user wants to see the exact request the next turn would send."""

@@ -74,6 +74,7 @@ class ToolOutputViewer(Vertical):
             tooltip="The files as before this call",
             show=False,
         ),
+        Binding("h", "edit_context", "Hide/restore", tooltip="Hide this result from the model, or undo that"),
         Binding("slash", "open_search", "Search"),
         Binding("escape", "close_search", "Close search"),
     ]
@@ -98,6 +99,17 @@ class ToolOutputViewer(Vertical):
     @dataclass
     class RestoreBeforeRequested(Message):
         """`u` on an edit, write or bash call with a checkpoint: restore its files to before it."""
+
+        viewer: ToolOutputViewer
+        tool_call_id: str
+
+        @property
+        def control(self) -> ToolOutputViewer:
+            return self.viewer
+
+    @dataclass
+    class EditWanted(Message):
+        """`h` on a call: hide its result from future requests (or note it), or undo its edit."""
 
         viewer: ToolOutputViewer
         tool_call_id: str
@@ -209,6 +221,13 @@ class ToolOutputViewer(Vertical):
     def action_toggle_view(self) -> None:
         self.mode = "full" if self.mode == "model" else "model"
         self.post_message(self.ViewToggled(self, self._selected, self.mode))
+
+    def action_edit_context(self) -> None:
+        call = self._calls.get(self._selected) if self._selected else None
+        if call is None:
+            self.notify("No tool call selected.")
+            return
+        self.post_message(self.EditWanted(self, call.id))
 
     def action_restore_before(self) -> None:
         call = self._calls.get(self._selected) if self._selected else None
