@@ -125,7 +125,8 @@ class Settings(_Section):
     """pi 1.6: keep the provider's prompt cache warm during runs (`streaming`) and between them
     (`idle`). Shown in `/session` and `pi-tui context`; the session's `CacheWarmer` sends the refreshes."""
     show_cache_miss_notices: bool = False
-    """pi 1.6: notices for large cache misses (read and shown; pi-tui's drift blame names every miss)."""
+    """pi 1.6: a line in the conversation for a costly cache miss and for each cache refresh
+    (`pi_tui/context/cache_misses.py`); pi-tui's drift blame names every miss either way."""
 
     def to_json_obj(self) -> dict[str, Any]:
         """The full document with pi's key names, defaults included, unknown keys as they were read."""

@@ -36,6 +36,7 @@ from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOpti
 from pi_tui.config.key_secrets import remember_key
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
+from pi_tui.context.cache_misses import cache_misses
 from pi_tui.context.cache_policy import CacheClock, cache_clock, cache_clock_line, cache_settings_line
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
@@ -56,6 +57,7 @@ from pi_tui.session.session_controls import SessionControls
 from pi_tui.session.session_events import (
     NOTICE_DIAGNOSTICS,
     AnyEvent,
+    CacheMissEvent,
     CacheWarmedEvent,
     ContextEditedEvent,
     ProviderNoticeEvent,
@@ -216,6 +218,21 @@ class AgentSession(SessionControls):
         self.warmer.start(model, context, options, is_current)
         return self._calls.agent_turn(model, context, options)
 
+    async def _tell_cache_miss(self, message: AssistantMessage) -> None:
+        """pi 1.6's one-line notice when the reply re-billed enough cached tokens (`showCacheMissNotices`)."""
+        if not self.resources.settings.show_cache_miss_notices:
+            return
+        entry_id = self.store.message_entry_id(message)
+        if entry_id is None:
+            return
+        miss = cache_misses(self.store.get_branch(), self._read_price).get(entry_id)
+        if miss is not None and miss.worth_a_notice():
+            await self.emit(CacheMissEvent(miss.notice(), miss.missed_tokens, miss.missed_cost))
+
+    def _read_price(self, provider: str, model_id: str) -> float:
+        model = self.model
+        return model.cost.cache_read if model is not None and model.same_model(provider, model_id) else 0.0
+
     async def _cache_warmed(self, entry: UsageEntry) -> None:
         await self.emit(CacheWarmedEvent(entry.id, entry.usage.cost.total))
 
@@ -263,6 +280,7 @@ class AgentSession(SessionControls):
                 self._compaction.note_reply(event.message)
         await self.emit(event)
         if isinstance(event, MessageEndEvent) and isinstance(event.message, AssistantMessage):
+            await self._tell_cache_miss(event.message)
             for diagnostic in event.message.diagnostics or []:
                 text = diagnostic.get("message")
                 if diagnostic.get("type") in NOTICE_DIAGNOSTICS and isinstance(text, str):

@@ -90,6 +90,20 @@ class CacheWarmedEvent:
 
 
 @dataclass(frozen=True)
+class CacheMissEvent:
+    """pi 1.6's cache-miss notice (`showCacheMissNotices`): the reply re-billed cached tokens."""
+
+    text: str
+    missed_tokens: int
+    missed_cost: float
+    type: Literal["cache_miss"] = field(default="cache_miss", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        figures = {"missedTokens": self.missed_tokens, "missedCost": self.missed_cost}
+        return {"type": self.type, "text": self.text, **figures}
+
+
+@dataclass(frozen=True)
 class ContextEditedEvent:
     """The user hid, replaced or restored an entry of the context (`entry_id`: the `context_edit`)."""
 
@@ -358,6 +372,7 @@ SessionEvent: TypeAlias = (
     | ProviderNoticeEvent
     | CacheWarmedEvent
     | ContextEditedEvent
+    | CacheMissEvent
     | QueueUpdateEvent
     | SessionInfoChangedEvent
     | ModelChangedEvent

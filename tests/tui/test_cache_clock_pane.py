@@ -1,5 +1,5 @@
-"""The cache clock in the Context pane and pi 1.6's `Cache warmed` line in the conversation, on the real
-client against the loopback server, with the warmer on a clock the test moves."""
+"""The cache clock in the Context pane and pi 1.6's `Cache warmed` and `Cache miss` lines in the
+conversation, on the real client against the loopback server, with the warmer on a clock the test moves."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ async def test_the_context_pane_counts_the_cache_down_and_the_refresh_is_said(
         model=model, api_key="loopback-key", services_factory=_services(tmp_path, settings)
     )
     app, runtime = _chat_app(tmp_path, options)
-    keep_alive_server.enqueue(reply("Hello."), reply(".", cached=PROMPT))
+    keep_alive_server.enqueue(reply("Hello."), reply(".", cached=PROMPT), reply("Cold again."))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         # Starts at the real time so the replies' own timestamps agree with it; then only the test moves it.
@@ -73,3 +73,17 @@ async def test_the_context_pane_counts_the_cache_down_and_the_refresh_is_said(
         )
         await until(lambda: "1 refresh $0.1501" in str(pane.render()), pilot=pilot, what="the pane's count")
         assert "Cache warmed" in screen_text(app)
+        # The next reply reads nothing from the cache the refresh kept: pi 1.6's miss notice.
+        terminal_input(pilot, "And now?\r")
+        await until(
+            lambda: len(keep_alive_server.requests) == 3 and not runtime.session.is_running, pilot=pilot
+        )
+        await settle(pilot)
+        await until(
+            lambda: any(
+                "Cache miss: 100k tokens re-billed (~$1.35)" in str(n.render())
+                for n in app.screen.query(NoticeBlock)
+            ),
+            pilot=pilot,
+            what="the miss notice",
+        )

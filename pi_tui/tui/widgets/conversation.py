@@ -42,6 +42,7 @@ from pi_tui.session.session_events import (
     BashEndEvent,
     BashOutputEvent,
     BashStartEvent,
+    CacheMissEvent,
     CacheWarmedEvent,
     CompactionEndEvent,
     ModelFallbackEvent,
@@ -341,7 +342,7 @@ class ConversationView(VerticalScroll):
             block, self._bash = self._bash, None
             if block is not None:
                 show_user_shell_result(block, event.message, pending=event.pending)
-        elif isinstance(event, ProviderNoticeEvent):
+        elif isinstance(event, ProviderNoticeEvent | CacheMissEvent):
             await self.mount(NoticeBlock(event.text, kind="warning"))
         elif isinstance(event, CacheWarmedEvent) and self.show_cache_notices():
             await self.mount(NoticeBlock(cache_warmed_text(event.cost)))
