@@ -276,6 +276,11 @@ class AgentSession(SessionControls):
         if isinstance(event, MessageEndEvent):
             await self._persist(event)
             if isinstance(event.message, AssistantMessage):
+                if event.message.stop_reason in ("error", "aborted"):
+                    # A failing provider (or an offline machine) is not refreshed: a replay would fail too.
+                    self.warmer.cancel(
+                        "the last request failed" if event.message.stop_reason == "error" else "aborted"
+                    )
                 await self._recorder.flush()
                 self._compaction.note_reply(event.message)
         await self.emit(event)

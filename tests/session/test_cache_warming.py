@@ -291,3 +291,15 @@ async def test_a_hidden_message_leaves_the_next_request_and_undo_brings_back_the
     before_edit = openai_server.requests[1].body["messages"]
     assert restored["messages"][: len(before_edit)] == before_edit
     assert hidden["messages"] != restored["messages"]
+
+
+async def test_a_failed_request_is_not_refreshed(openai_server: OpenAIServer, tmp_path: Path) -> None:
+    clock = SteppedClock(START)
+    session = make_session(openai_server, tmp_path, clock)
+    openai_server.enqueue(ErrorReply(400, {"error": {"message": "bad request"}}))
+    await session.prompt("Hi")
+    assert session.warmer.status.state == "inactive"
+    assert session.warmer.status.reason == "the last request failed"
+    clock.advance(3600)
+    await asyncio.sleep(0.05)
+    assert len(openai_server.requests) == 1
