@@ -102,7 +102,8 @@ class _Sender:
         self.model = model
         self.request = request
         self.partial = partial
-        self.session_id = options.session_id if threads_wanted(model, options) else None
+        threaded = threads_wanted(model, options) and not options.disable_continuation
+        self.session_id = options.session_id if threaded else None
         self.threaded = False
 
     async def open(self, client: Any) -> Any:

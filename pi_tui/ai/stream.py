@@ -96,6 +96,9 @@ class StreamOptions:
     """Where an HTTP provider gets its connections; without one a request opens and closes its own."""
     clock: RequestClock | None = None
     """Stamped by an HTTP provider when it sends the request (see `RequestClock`)."""
+    disable_continuation: bool = False
+    """A cache refresh repeats the last request: it neither continues the provider's thread (Anthropic's
+    message threads) nor becomes the reply the next request continues (pi 1.6's `disableContinuation`)."""
 
 
 @dataclass(frozen=True)

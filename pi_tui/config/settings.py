@@ -133,9 +133,10 @@ class Settings(_Section):
     `+name` / `-name` change the selection, in order (`tools.registry.default_tool_names`)."""
     cache_warming: CacheWarmingMode = "idle"
     """pi 1.6: keep the provider's prompt cache warm during runs (`streaming`) and between them
-    (`idle`). Read and shown in `/session` and `pi-tui context`; pi-tui sends no refresh yet."""
+    (`idle`). Shown in `/session` and `pi-tui context`; the session's `CacheWarmer` sends the refreshes."""
     show_cache_miss_notices: bool = False
-    """pi 1.6: notices for large cache misses (read and shown; pi-tui's drift blame names every miss)."""
+    """pi 1.6: a line in the conversation for a costly cache miss and for each cache refresh
+    (`pi_tui/context/cache_misses.py`); pi-tui's drift blame names every miss either way."""
 
     def to_json_obj(self) -> dict[str, Any]:
         """The full document with pi's key names, defaults included, unknown keys as they were read."""

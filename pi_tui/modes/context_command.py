@@ -20,13 +20,21 @@ from typing import Any, TextIO
 from pydantic.alias_generators import to_camel
 
 from pi_tui.ai.served_window import probe_served_window
+from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings_files import load_settings
 from pi_tui.context.accounting.blame import drift_cause, drift_cost, provider_blame
 from pi_tui.context.accounting.geometry import used_how
-from pi_tui.context.cache_policy import cache_settings_json, cache_settings_line
+from pi_tui.context.cache_policy import (
+    cache_clock,
+    cache_clock_json,
+    cache_clock_line,
+    cache_settings_json,
+    cache_settings_line,
+)
 from pi_tui.modes.request_preview import show_next_request
 from pi_tui.modes.session_command_support import report_file_problems
 from pi_tui.session.branch_run_model import branch_model
+from pi_tui.session.context_edits import EditAction, apply_context_edit, plan_context_edit
 from pi_tui.session.inspector import DEFAULT_RECORDS, InspectorCache, InspectorData, build_inspector_data
 from pi_tui.session_file.session_arg import SessionArgError, resolve_session_arg
 from pi_tui.session_file.store import SessionStore
@@ -121,9 +129,10 @@ def print_report(
     out: TextIO,
     largest: Sequence[tuple[str, str, int]] = (),
     cache_line: str | None = None,
+    clock_line: str | None = None,
 ) -> None:
     """The human report; `largest` lists the biggest context messages as (key, zone, tokens);
-    `cache_line` pi 1.6's cache settings (`cache_settings_line`)."""
+    `cache_line` pi 1.6's cache settings (`cache_settings_line`), `clock_line` the cache's clock."""
     geometry = data.geometry
     split = geometry.split
     model = data.model.ref if data.model is not None else "(none)"
@@ -137,6 +146,8 @@ def print_report(
     out.write(f"Context: {_n(geometry.used_tokens)} / {_n(geometry.context_window)} ({used_how(geometry)})\n")
     if cache_line is not None:
         out.write(f"Cache: {cache_line}\n")
+    if clock_line is not None:
+        out.write(f"Cache clock: {clock_line}\n")
     out.write(f"\nBudget {budget_bar(data)}\n")
     out.write(
         f"  P prefix {geometry.prefix_text} · S summary {_n(split.summary)}"
@@ -205,6 +216,40 @@ def print_report(
     out.write("\n")
 
 
+def _edit_context(store: SessionStore, model: ModelConfig | None, options: argparse.Namespace) -> int:
+    """`--hide` / `--unhide`: the preview, and with `--yes` the `context_edit` it describes."""
+    target = options.hide if options.hide is not None else options.unhide
+    action: EditAction = "restore" if options.unhide is not None else "note" if options.note else "hide"
+    if options.yes and store.read_only_reason is not None:
+        sys.stderr.write(f"pi-tui context: session is read-only: {store.read_only_reason}\n")
+        return 1
+    preview = plan_context_edit(store, model, target, action, options.note)
+    if isinstance(preview, str):
+        sys.stderr.write(f"pi-tui context: {preview}\n")
+        return 1
+    written = apply_context_edit(store, preview).id if options.yes else None
+    if options.json:
+        report = {
+            "targetId": preview.target_id,
+            "action": preview.action,
+            "lostText": preview.lost_text,
+            "tokensSavedPerTurn": preview.saved_per_turn,
+            "rereadTokens": preview.reread_tokens,
+            "extraCost": preview.extra_cost,
+            "written": written,
+        }
+        json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write("\n".join(preview.lines()) + "\n")
+    if written is not None:
+        undo = f"pi-tui context {store.session_id} --unhide {target} --yes"
+        sys.stdout.write(f"Written: context_edit {written} (undo: {undo})\n")
+    else:
+        sys.stdout.write("Preview only: add --yes to write it.\n")
+    return 0
+
+
 def run_context_command(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="pi-tui context", description="Show a session's context usage, budget, requests and drift."
@@ -226,7 +271,18 @@ def run_context_command(argv: list[str]) -> int:
         metavar="URL",
         help="the model's server, for a model not in models.json: its served window is asked for",
     )
+    edits = parser.add_argument_group("context edits (pi 1.6's context_edit entries)")
+    edits.add_argument("--hide", metavar="ENTRY", help="leave an entry out of every later request")
+    edits.add_argument("--note", metavar="TEXT", help="with --hide: put this note in its place instead")
+    edits.add_argument("--unhide", metavar="ENTRY", help="undo an entry's edit: restore its original content")
+    edits.add_argument("--yes", action="store_true", help="write the edit (without it: the preview only)")
     options = parser.parse_args(argv)
+    if options.note is not None and options.hide is None:
+        sys.stderr.write("pi-tui context: --note goes with --hide ENTRY\n")
+        return 2
+    if options.hide is not None and options.unhide is not None:
+        sys.stderr.write("pi-tui context: --hide and --unhide are one edit each: give one\n")
+        return 2
     resolved = resolve_session_arg(options.session, os.getcwd())
     if isinstance(resolved, SessionArgError):
         sys.stderr.write(f"pi-tui context: {resolved.message}\n")
@@ -247,6 +303,8 @@ def run_context_command(argv: list[str]) -> int:
             model.context_window, model.window_source = served.tokens, served.source
             note = f"{model.ref} is not in models.json: window {served.tokens:,} tokens from {served.source}"
     notes = [note] if note else []
+    if options.hide is not None or options.unhide is not None:
+        return _edit_context(store, model, options)
     if options.request:
         return show_next_request(store, model, options.prompt, as_json=options.json)
     loaded = load_settings(store.cwd)
@@ -258,12 +316,15 @@ def run_context_command(argv: list[str]) -> int:
     )
     if data.geometry.reserve_note is not None:
         notes.append(data.geometry.reserve_note)
+    clock = cache_clock(store.get_branch(options.leaf), model, loaded.settings)
     if options.json:
         report = inspector_json(data, notes)
         report["cacheSettings"] = cache_settings_json(loaded.settings, model)
+        report["cacheClock"] = cache_clock_json(clock)
         json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
         line = cache_settings_line(loaded.settings, model)
-        print_report(data, notes, sys.stdout, cache.ledger.largest(LARGEST_MESSAGES), line)
+        largest = cache.ledger.largest(LARGEST_MESSAGES)
+        print_report(data, notes, sys.stdout, largest, line, cache_clock_line(clock))
     return 0

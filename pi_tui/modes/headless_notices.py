@@ -12,6 +12,7 @@ from pi_tui.modes.user_messages import report
 from pi_tui.session.session_events import (
     AnyEvent,
     AutoRetryStartEvent,
+    CacheMissEvent,
     CompactionEndEvent,
     ProviderNoticeEvent,
 )
@@ -56,7 +57,7 @@ class HeadlessNotices:
             self._write(event.error_message)
             if event.reason == "overflow":
                 self.overflowed = True
-        elif isinstance(event, ProviderNoticeEvent):
+        elif isinstance(event, ProviderNoticeEvent | CacheMissEvent):
             self._write(event.text)
 
     def _write(self, line: str) -> None:

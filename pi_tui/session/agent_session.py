@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pi_tui.agent.agent import Agent, AgentOptions
@@ -32,17 +32,20 @@ from pi_tui.ai.messages import (
     ThinkingLevel,
     UserMessage,
 )
-from pi_tui.ai.stream import StreamFunction
+from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
 from pi_tui.config.key_secrets import remember_key
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
-from pi_tui.context.cache_policy import cache_settings_line
+from pi_tui.context.cache_misses import cache_misses
+from pi_tui.context.cache_policy import CacheClock, cache_clock, cache_clock_line, cache_settings_line
 from pi_tui.context.compaction.summary_call import SummaryModel
 from pi_tui.context.resources import Resources, load_resources
 from pi_tui.context.system_prompt import SystemPrompt, ToolPrompt
 from pi_tui.session.approval import ApprovalPolicy
 from pi_tui.session.auto_compaction import AutoCompaction, ConfirmCompaction
+from pi_tui.session.cache_warmer import CacheWarmer, WarmingClock
 from pi_tui.session.compaction_ops import CompactionOutcome, RestoreOutcome
+from pi_tui.session.context_edits import EditAction, EditPreview, apply_context_edit, plan_context_edit
 from pi_tui.session.failure_recovery import FailureRecovery
 from pi_tui.session.open_checks import continue_refusal
 from pi_tui.session.provider_calls import ProviderCalls
@@ -54,6 +57,9 @@ from pi_tui.session.session_controls import SessionControls
 from pi_tui.session.session_events import (
     NOTICE_DIAGNOSTICS,
     AnyEvent,
+    CacheMissEvent,
+    CacheWarmedEvent,
+    ContextEditedEvent,
     ProviderNoticeEvent,
     SessionTreeEvent,
 )
@@ -72,6 +78,7 @@ from pi_tui.session.session_setup import (
 from pi_tui.session.stats import SessionStats, last_assistant_message, last_assistant_text, session_stats
 from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
 from pi_tui.session.user_bash_runner import UserBashRunner
+from pi_tui.session_file.entries import UsageEntry
 from pi_tui.session_file.store import SessionReadOnlyError, SessionStore
 from pi_tui.tools.registry import default_tool_names, select_tools
 
@@ -86,6 +93,13 @@ ResourceReloader: TypeAlias = Callable[[], Resources]
 
 class SessionBusyError(RuntimeError):
     """A prompt arrived while the agent is running and no queueing behaviour was asked for."""
+
+
+def _note_of(preview: EditPreview) -> str | None:
+    if preview.action != "note" or preview.replacement is None:
+        return None
+    content = preview.replacement.content
+    return content if isinstance(content, str) else None
 
 
 @dataclass(frozen=True)
@@ -106,6 +120,8 @@ class SessionConfig:
     http_pool: HttpPool | None = None
     """The provider's connections, owned by whoever made the session (it closes them); `reload()` resets
     them. Without one every request opens and closes its own."""
+    warming_clock: WarmingClock | None = None
+    """The cache warmer's clock and timer (tests drive idle time with their own)."""
 
 
 class AgentSession(SessionControls):
@@ -124,6 +140,14 @@ class AgentSession(SessionControls):
         self.confirm_compaction: ConfirmCompaction | None = None
         self._recorder = RequestRecorder(self.store)
         self._calls = ProviderCalls(self, self._recorder, config.stream_fn, config.http_pool)
+        self.warmer = CacheWarmer(
+            self.store,
+            self._calls.unrecorded,
+            lambda: self.resources.settings.cache_warming,
+            clock=config.warming_clock,
+            on_warmed=self._cache_warmed,
+            on_disabled=self._warming_disabled,
+        )
         self._tree_signal: AbortSignal | None = None
         self._bash = UserBashRunner(self)
         self._window_asked = False
@@ -153,7 +177,7 @@ class AgentSession(SessionControls):
         self.system_prompt = self._build_system_prompt()
         self.agent = Agent(
             AgentOptions(
-                stream_fn=self._calls.agent_turn,
+                stream_fn=self._agent_turn,
                 convert_to_llm=convert_to_llm,
                 get_api_key=self._get_api_key,
                 before_tool_call=self.approval.before_tool_call,
@@ -175,6 +199,47 @@ class AgentSession(SessionControls):
         )
         self._queued = QueuedTexts(self.agent, self.emit)
         self.agent.subscribe(self._on_agent_event)
+
+    def _agent_turn(
+        self, model: ModelConfig, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[StreamEvent]:
+        """The agent's calls; each restarts cache warming from the entry it writes (pi 1.6)."""
+        options = self._calls.options(options)
+        sent = list(self.agent.state.messages)
+
+        def is_current() -> bool:
+            # Warm only while the conversation still extends what this request sent, on its model.
+            now = self.agent.state.messages
+            return (
+                self.model is not None
+                and self.model.same_model(model.provider, model.id)
+                and len(sent) <= len(now)
+                and all(a is b for a, b in zip(sent, now, strict=False))
+            )
+
+        self.warmer.start(model, context, options, is_current)
+        return self._calls.agent_turn(model, context, options)
+
+    async def _tell_cache_miss(self, message: AssistantMessage) -> None:
+        """pi 1.6's one-line notice when the reply re-billed enough cached tokens (`showCacheMissNotices`)."""
+        if not self.resources.settings.show_cache_miss_notices:
+            return
+        entry_id = self.store.message_entry_id(message)
+        if entry_id is None:
+            return
+        miss = cache_misses(self.store.get_branch(), self._read_price).get(entry_id)
+        if miss is not None and miss.worth_a_notice():
+            await self.emit(CacheMissEvent(miss.notice(), miss.missed_tokens, miss.missed_cost))
+
+    def _read_price(self, provider: str, model_id: str) -> float:
+        model = self.model
+        return model.cost.cache_read if model is not None and model.same_model(provider, model_id) else 0.0
+
+    async def _cache_warmed(self, entry: UsageEntry) -> None:
+        await self.emit(CacheWarmedEvent(entry.id, entry.usage.cost.total))
+
+    async def _warming_disabled(self, text: str) -> None:
+        await self.emit(ProviderNoticeEvent(text))
 
     def _build_system_prompt(self) -> SystemPrompt:
         tools = [
@@ -213,10 +278,16 @@ class AgentSession(SessionControls):
         if isinstance(event, MessageEndEvent):
             await self._persist(event)
             if isinstance(event.message, AssistantMessage):
+                if event.message.stop_reason in ("error", "aborted"):
+                    # A failing provider (or an offline machine) is not refreshed: a replay would fail too.
+                    self.warmer.cancel(
+                        "the last request failed" if event.message.stop_reason == "error" else "aborted"
+                    )
                 await self._recorder.flush()
                 self._compaction.note_reply(event.message)
         await self.emit(event)
         if isinstance(event, MessageEndEvent) and isinstance(event.message, AssistantMessage):
+            await self._tell_cache_miss(event.message)
             for diagnostic in event.message.diagnostics or []:
                 text = diagnostic.get("message")
                 if diagnostic.get("type") in NOTICE_DIAGNOSTICS and isinstance(text, str):
@@ -260,10 +331,53 @@ class AgentSession(SessionControls):
         await asyncio.to_thread(self._declare_prompt_and_tools)
         await self.agent.prompt(expanded)
         await self._after_run()
+        self.warmer.on_agent_settled()
 
     def cache_settings_line(self) -> str:
         """pi 1.6's cache settings for this session's model, as `/session` shows them."""
         return cache_settings_line(self.resources.settings, self.model)
+
+    def plan_context_edit(
+        self, target_id: str, action: EditAction, note: str | None = None
+    ) -> EditPreview | str:
+        """The preview of a context edit (docs/compaction.md "Context edits"), or why it is refused."""
+        return plan_context_edit(self.store, self.model, target_id, action, note)
+
+    async def apply_context_edit(self, preview: EditPreview) -> str | None:
+        """Write a previewed edit; the next request honours it. Returns why it was refused, or None."""
+        if self.agent.is_running:
+            return "the agent is running: edit the context once it is idle"
+        if self.store.read_only_reason is not None:
+            return f"session is read-only: {self.store.read_only_reason}"
+        note = _note_of(preview)
+        fresh = plan_context_edit(self.store, self.model, preview.target_id, preview.action, note)
+        if isinstance(fresh, str):
+            return fresh  # the context changed since the preview (another edit, a compaction)
+        entry = apply_context_edit(self.store, fresh)
+        self.agent.state.messages = self.store.build_context().messages
+        await self.emit(ContextEditedEvent(entry.id, preview.target_id, preview.action))
+        return None
+
+    def cache_clock(self) -> CacheClock:
+        """The cache's clock now: what the file says, with the warmer's own schedule while it runs."""
+        branch = self.store.get_branch()
+        clock = cache_clock(branch, self.model, self.resources.settings, now=self.warmer.clock.now())
+        status = self.warmer.status
+        if status.state != "inactive" and status.expires_at is not None and clock.ttl_s is not None:
+            return replace(
+                clock, written_at=status.expires_at - clock.ttl_s, live_next_refresh_at=status.next_warm_at
+            )
+        if self.warmer.disabled_reason is not None or status.reason == "stopped by Esc or quit":
+            return replace(clock, live_reason=status.reason)
+        return clock
+
+    def cache_clock_line(self) -> str | None:
+        """The Context pane's `warm, expires in m:ss · next refresh at …` line; None for a model whose
+        cache has no known lifetime and was never refreshed (`/session` says why: no clock to show)."""
+        clock = self.cache_clock()
+        if clock.ttl_s is None and clock.refreshes == 0:
+            return None
+        return cache_clock_line(clock)
 
     def _declare_prompt_and_tools(self) -> None:
         """pi 1.6 keeps the prompt and tools in the session: a system message before the request when
@@ -354,6 +468,7 @@ class AgentSession(SessionControls):
     def abort(self) -> None:
         """Stop whatever runs: a retry countdown, a user command, a branch summary and the agent's run."""
         self._recovery.cancel()
+        self.warmer.cancel("stopped by Esc or quit")
         self._compaction.cancel()
         self._bash.cancel()
         if self._tree_signal is not None:

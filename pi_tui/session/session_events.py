@@ -76,6 +76,51 @@ class ProviderNoticeEvent:
         return {"type": self.type, "text": self.text}
 
 
+@dataclass(frozen=True)
+class CacheWarmedEvent:
+    """A one-token cache refresh was sent and recorded (`entry_id`: its `usage` entry, `cost` its price;
+    pi 1.6's `Cache warmed: $…` transcript line when `showCacheMissNotices` is on)."""
+
+    entry_id: str
+    cost: float
+    type: Literal["cache_warmed"] = field(default="cache_warmed", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "entryId": self.entry_id, "cost": self.cost}
+
+
+@dataclass(frozen=True)
+class CacheMissEvent:
+    """pi 1.6's cache-miss notice (`showCacheMissNotices`): the reply re-billed cached tokens."""
+
+    text: str
+    missed_tokens: int
+    missed_cost: float
+    type: Literal["cache_miss"] = field(default="cache_miss", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        figures = {"missedTokens": self.missed_tokens, "missedCost": self.missed_cost}
+        return {"type": self.type, "text": self.text, **figures}
+
+
+@dataclass(frozen=True)
+class ContextEditedEvent:
+    """The user hid, replaced or restored an entry of the context (`entry_id`: the `context_edit`)."""
+
+    entry_id: str
+    target_id: str
+    action: str
+    type: Literal["context_edited"] = field(default="context_edited", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "entryId": self.entry_id,
+            "targetId": self.target_id,
+            "action": self.action,
+        }
+
+
 NOTICE_DIAGNOSTICS = frozenset({"anthropic_unsigned_thinking"})
 """Reply diagnostics whose `message` the session says to the user (`ProviderNoticeEvent`)."""
 
@@ -325,6 +370,9 @@ SessionEvent: TypeAlias = (
     | AutoRetryEndEvent
     | ModelFallbackEvent
     | ProviderNoticeEvent
+    | CacheWarmedEvent
+    | ContextEditedEvent
+    | CacheMissEvent
     | QueueUpdateEvent
     | SessionInfoChangedEvent
     | ModelChangedEvent

@@ -163,6 +163,8 @@ class UsageEntry(EntryBase):
     provider: str
     model: str
     usage: Usage
+    note: str | None = omitted()
+    """pi 1.6: why the call was made against its own rule (`extension override`); omitted otherwise."""
 
 
 class UnknownEntry(EntryBase):

@@ -39,6 +39,7 @@ from pi_tui.session_file.entries import (
     SessionHeader,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
+    UsageEntry,
     entry_line,
 )
 from pi_tui.session_file.forking import branched_entries, export_lines, session_file_name
@@ -358,6 +359,13 @@ class SessionStore:
             raise SessionError(f"entry {target_id} not found")
         return self._append(ContextEditEntry, target_id=target_id, replacement=replacement)
 
+    def append_usage(
+        self, kind: str, provider: str, model: str, usage: Usage, note: str | None = None
+    ) -> UsageEntry:
+        """pi 1.6's record of a billed call that is not a turn (a cache refresh: `cache_warm`), with
+        pi's keys in pi's order; it counts in the session's cost and is never sent to a model."""
+        return self._append(UsageEntry, kind=kind, provider=provider, model=model, usage=usage, note=note)
+
     def message_entry_id(self, message: AgentMessage) -> str | None:
         """The id of the entry on the current branch that holds `message` (this very object, or an
         equal one), newest first; None when it was never written."""
@@ -392,12 +400,12 @@ class SessionStore:
         """Name the session; the name is trimmed and an empty name clears it."""
         return self._append(SessionInfoEntry, name=name.strip() if name is not None else None)
 
-    def _append(self, kind: Callable[..., _E], **fields: Any) -> _E:
+    def _append(self, entry_class: Callable[..., _E], /, **fields: Any) -> _E:
         if self.read_only_reason is not None:
             raise SessionReadOnlyError(f"session is read-only: {self.read_only_reason}")
         with self._append_lock:
             entry_id = new_entry_id(self._by_id)
-            entry = kind(id=entry_id, parent_id=self._leaf_id, timestamp=iso_timestamp(), **fields)
+            entry = entry_class(id=entry_id, parent_id=self._leaf_id, timestamp=iso_timestamp(), **fields)
             self._entries.append(entry)
             self._by_id[entry.id] = entry
             self._leaf_id = entry.id

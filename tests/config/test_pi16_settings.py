@@ -88,14 +88,13 @@ def test_a_models_prompt_cache_lifetimes_are_read_and_shown(tmp_path: Path) -> N
     assert plain.prompt_cache is None
 
     line = cache_settings_line(Settings(), cached)
-    assert (
-        line
-        == "warming idle (pi-tui sends no refresh yet) · miss notices off · cache lives short 5 min, long 1 h"
-    )
+    assert line == "warming idle · miss notices off · cache lives short 5 min, long 1 h"
     assert "cache lifetime not declared" in cache_settings_line(Settings(cache_warming="off"), plain)
     assert cache_settings_json(Settings(), cached) == {
         "cacheWarming": "idle",
-        "warmingSent": False,
+        "warmingSent": True,
         "showCacheMissNotices": False,
         "promptCache": {"short": 300, "long": 3600},
+        "effectivePromptCache": {"short": 300, "long": 3600},
+        "lifetimeSource": "models.json",
     }

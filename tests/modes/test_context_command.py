@@ -52,13 +52,19 @@ def test_pi_fixtures_are_reported_as_estimates(
     assert run_context_command([str(path)]) == 0
     text = capsys.readouterr().out
     assert "ESTIMATE" in text and "Budget [" in text and "Forecast: next request" in text
-    assert "Cache: warming idle (pi-tui sends no refresh yet) · miss notices off" in text
+    assert "Cache: warming idle · miss notices off · cache lifetime not declared" in text
+    # pi's fake model on OpenAI's address: an automatic cache without a published lifetime, so no
+    # clock and no refresh (docs/compaction.md "Cache warming").
+    assert "Cache clock: no cache clock · no refresh: cache lifetime unavailable" in text
     assert data["cacheSettings"] == {
         "cacheWarming": "idle",
         "warmingSent": False,
         "showCacheMissNotices": False,
         "promptCache": None,
+        "effectivePromptCache": {},
+        "lifetimeSource": "automatic cache, lifetime not published",
     }
+    assert data["cacheClock"]["ttlSeconds"] is None and data["cacheClock"]["nextRefreshAt"] is None
 
 
 def test_compacted_fixture_shows_all_parts_of_the_split(

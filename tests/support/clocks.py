@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Callable
@@ -36,3 +37,32 @@ class StallingTimerClock:
             self._stalls -= 1
             self._offset += 1.0
         return time.monotonic() + self._offset
+
+
+class SteppedClock:
+    """Epoch time that moves only when the test says (`advance`), with a sleep on it: the cache
+    warmer's `WarmingClock`, so tests drive half an hour of idleness without waiting."""
+
+    def __init__(self, start: float) -> None:
+        self.t = start
+        self._sleepers: list[tuple[float, asyncio.Future[None]]] = []
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._sleepers.append((self.t + seconds, future))
+        await future
+
+    @property
+    def sleeping(self) -> int:
+        """How many sleepers wait (a cancelled one no longer counts)."""
+        return sum(1 for _, future in self._sleepers if not future.done())
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+        for wake, future in self._sleepers:
+            if wake <= self.t and not future.done():
+                future.set_result(None)
+        self._sleepers = [(wake, future) for wake, future in self._sleepers if not future.done()]

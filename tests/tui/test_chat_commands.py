@@ -242,7 +242,7 @@ async def test_session_and_hotkeys_dialogs(tmp_path: Path) -> None:
         assert f"- **Context**: {screen.context_tokens:,} of 32,000 tokens (" in markdown, (
             "the footer's figure"
         )
-        assert "- **Prompt cache**: warming idle (pi-tui sends no refresh yet) · miss notices off" in markdown
+        assert "- **Prompt cache**: warming idle · miss notices off" in markdown
         await pilot.press("escape")
         await pilot.press("f1")
         await settle(pilot)

@@ -53,6 +53,7 @@ from pi_tui.tui.worker_results import deliver
 FOOTER_REFRESH_EVENTS = frozenset(
     {
         "message_end",
+        "cache_warmed",
         "agent_end",
         "model_fallback",
         "auto_retry_end",
@@ -141,7 +142,9 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self.set_class(wide, "-wide", update=False)
         self.set_class(not wide, "-narrow", update=False)
         with Horizontal(id="chat-main"):
-            yield ConversationView(id="conversation")
+            conversation = ConversationView(id="conversation")
+            conversation.show_cache_notices = lambda: self.session.resources.settings.show_cache_miss_notices
+            yield conversation
             yield SidePanel(self.runtime, self.first_paint, id="side")
         yield LiveStatus(id="live-status")
         yield CompletionPopup(id="completion-popup")

@@ -8,6 +8,8 @@ of the rows it is given, which on a 5,000-message session would hold the UI for 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import getters, on
 from textual.app import ComposeResult
@@ -74,6 +76,7 @@ class ContextInspector(Vertical):
     BINDINGS = [
         Binding("s", "toggle_sort", "Sort", tooltip="Largest first / request order"),
         Binding("r", "show_request", "Request", tooltip="The next request as it would go out"),
+        Binding("h", "edit_context", "Hide/restore", tooltip="Hide the message from the model, or undo that"),
     ]
 
     class SegmentSelected(Message):
@@ -110,9 +113,27 @@ class ContextInspector(Vertical):
         """The table does not show `data` yet (it changed while the pane was hidden)."""
         self._fill_generation = 0
         """Bumped by every fill, so the batches of a superseded fill stop."""
+        self.clock_source: Callable[[], str | None] | None = None
+        """The cache clock's line (the session's `cache_clock_line`), read every second while shown."""
+
+    def on_mount(self) -> None:
+        # The clock counts down ("expires in 3:12"): a second is its resolution.
+        self.set_interval(1.0, self.tick_cache_clock)
+
+    def tick_cache_clock(self) -> None:
+        if self.clock_source is None or not self._displayed():
+            return
+        clock = self.query_one("#inspector-cache-clock", Static)
+        line = self.clock_source()
+        clock.display = line is not None
+        if line is not None:
+            clock.update(f"Cache: {line}")
 
     def compose(self) -> ComposeResult:
         yield Static("No session data yet.", id="inspector-headline")
+        clock = Static("", id="inspector-cache-clock")
+        clock.display = False  # until a session gives it a clock: no blank line meanwhile
+        yield clock
         yield BudgetBar(id="inspector-budget")
         yield Static("", id="inspector-drift")
         yield FittedTable(shrinkable=SHRINKABLE, id="inspector-table")
@@ -129,8 +150,23 @@ class ContextInspector(Vertical):
         self.drift.update("\n".join(alert.text for alert in alerts))
         self.drift.set_class(any(alert.drifted for alert in alerts), "-drifted")
         self._fill_table()
+        self.tick_cache_clock()
         if self.selected_key is not None:
             self._show_detail(self.selected_key)
+
+    class EditWanted(Message):
+        """`h` on a message row: hide it from future requests (or note it), or undo its edit."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    def action_edit_context(self) -> None:
+        key = self._cursor_key()
+        if key is None or not key.startswith("message:"):
+            self.notify("Choose a message row: only messages and tool results can be hidden.")
+            return
+        self.post_message(self.EditWanted(key.removeprefix("message:")))
 
     class RequestWanted(Message):
         """`r`: the user wants to see the exact request the next turn would send."""
@@ -224,6 +260,7 @@ class ContextInspector(Vertical):
 
     def on_show(self, event: Show) -> None:
         self.catch_up()
+        self.tick_cache_clock()
 
     def catch_up(self) -> None:
         """Fill the table with data handed over while hidden, if the pane is now displayed (the owner

@@ -33,6 +33,7 @@ from pi_tui.ai.messages import (
     UserMessage,
     user_text,
 )
+from pi_tui.context.cache_policy import cache_warmed_text
 from pi_tui.session.compaction_sizes import estimated, size_text
 from pi_tui.session.session_events import (
     AnyEvent,
@@ -41,6 +42,8 @@ from pi_tui.session.session_events import (
     BashEndEvent,
     BashOutputEvent,
     BashStartEvent,
+    CacheMissEvent,
+    CacheWarmedEvent,
     CompactionEndEvent,
     ModelFallbackEvent,
     ProviderNoticeEvent,
@@ -124,6 +127,8 @@ class ConversationView(VerticalScroll):
         self._results: dict[str, ToolResultMessage] = {}
         self._marker: EarlierMessages | None = None
         self._transcripts = 0
+        self.show_cache_notices: Callable[[], bool] = lambda: False
+        """pi 1.6's `showCacheMissNotices`, read when a notice is due (the chat screen sets it)."""
         """Counts transcripts shown, so a top-up queued for one is not applied to the next."""
         self._parking = MarkdownParking(self, self._rendering)
 
@@ -349,8 +354,10 @@ class ConversationView(VerticalScroll):
             block, self._bash = self._bash, None
             if block is not None:
                 show_user_shell_result(block, event.message, pending=event.pending)
-        elif isinstance(event, ProviderNoticeEvent):
+        elif isinstance(event, ProviderNoticeEvent | CacheMissEvent):
             await self.mount(NoticeBlock(event.text, kind="warning"))
+        elif isinstance(event, CacheWarmedEvent) and self.show_cache_notices():
+            await self.mount(NoticeBlock(cache_warmed_text(event.cost)))
         elif isinstance(event, ModelFallbackEvent):
             await self.mount(
                 NoticeBlock(

@@ -32,9 +32,11 @@ from pi_tui.agent.events import (
 from pi_tui.context.compaction.pins import Pin
 from pi_tui.session.compaction_ops import PreviewBasis
 from pi_tui.session.compaction_pins import pin_text, unpin
+from pi_tui.session.context_edits import EditAction, default_note, is_edited, tool_result_entry_id
 from pi_tui.session.inspector import InspectorCache, build_inspector_data
 from pi_tui.session.restore_hold import restore_cost
 from pi_tui.session.session_events import AnyEvent
+from pi_tui.session_file.context_rebuild import entry_message
 from pi_tui.session_file.entries import MessageEntry
 from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.inspector_view import ledger_zones, segment_texts
@@ -53,7 +55,15 @@ if TYPE_CHECKING:
     from pi_tui.tui.screens.rewind_flow import RewindFlow
 
 INSPECTOR_EVENTS = frozenset(
-    {"agent_end", "message_end", "compaction_end", "session_tree", "system_prompt_changed", "model_changed"}
+    {
+        "agent_end",
+        "message_end",
+        "compaction_end",
+        "session_tree",
+        "system_prompt_changed",
+        "model_changed",
+        "context_edited",
+    }
 )
 TIMELINE_EVENTS = frozenset({"compaction_end", "session_tree"})
 TOOL_LOG_EVENTS = (ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent, MessageEndEvent)
@@ -112,7 +122,9 @@ class SidePanel(Vertical):
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="pane-context"):
             with TabPane("Context", id="pane-context"):
-                yield ContextInspector(id="inspector")
+                inspector = ContextInspector(id="inspector")
+                inspector.clock_source = lambda: self.session.cache_clock_line()
+                yield inspector
             with TabPane("Tools", id="pane-tools"):
                 yield ToolOutputViewer(id="tool-viewer")
             with TabPane("Compactions", id="pane-compactions"):
@@ -316,6 +328,57 @@ class SidePanel(Vertical):
             self.run_worker(work, group="command", exit_on_error=False)
 
         return RewindFlow(self.app, lambda: self.session, start, lambda _text: None, self.notify)
+
+    @on(ToolOutputViewer.EditWanted)
+    def _edit_tool_result(self, event: ToolOutputViewer.EditWanted) -> None:
+        entry_id = tool_result_entry_id(self.session.store, event.tool_call_id)
+        if entry_id is None:
+            self.notify("This call has no result in the session yet.", severity="warning")
+            return
+        self._offer_context_edit(entry_id)
+
+    @on(ContextInspector.EditWanted)
+    def _edit_message(self, event: ContextInspector.EditWanted) -> None:
+        self._offer_context_edit(event.entry_id)
+
+    def _offer_context_edit(self, entry_id: str) -> None:
+        """The preview (what the model loses, tokens saved per turn, what it costs now), then the edit."""
+        session = self.session
+        undo = is_edited(session.store, entry_id)
+        preview = session.plan_context_edit(entry_id, "restore" if undo else "hide")
+        if isinstance(preview, str):
+            self.notify(preview, severity="warning", markup=False)
+            return
+        entry = session.store.get_entry(entry_id)
+        message = entry_message(entry) if entry is not None else None
+        note = default_note(message) if message is not None else ""
+        if undo:
+            options = [("restore", "Restore the original"), ("cancel", "Cancel")]
+        else:
+            options = [
+                ("hide", "Hide it from future requests"),
+                ("note", f"Replace it with a note: {note}"),
+                ("cancel", "Cancel"),
+            ]
+
+        def chosen(answer: str | None) -> None:
+            actions: dict[str | None, EditAction] = {"hide": "hide", "note": "note", "restore": "restore"}
+            action = actions.get(answer)
+            if action is not None:
+                self.run_worker(self._edit_work(entry_id, action, note), group="command", exit_on_error=False)
+
+        title = "Restore this entry?" if undo else "Hide this from the model?"
+        hint = "\n".join(preview.lines())
+        self.app.push_screen(ChoiceDialog(title, options, hint=hint, filterable=False), callback=chosen)
+
+    async def _edit_work(self, entry_id: str, action: EditAction, note: str) -> None:
+        preview = self.session.plan_context_edit(entry_id, action, note if action == "note" else None)
+        refusal = preview if isinstance(preview, str) else await self.session.apply_context_edit(preview)
+        if refusal is not None:
+            self.notify(refusal, severity="warning", markup=False)
+            return
+        done = {"hide": "Hidden", "note": "Replaced with a note", "restore": "Restored"}[action]
+        self.notify(f"{done}: the next request sends the context without re-reading it twice.", markup=False)
 
     @on(ToolOutputViewer.RestoreBeforeRequested)
     def _restore_before(self, event: ToolOutputViewer.RestoreBeforeRequested) -> None:

@@ -80,6 +80,7 @@ class ToolOutputViewer(Vertical):
         Binding(
             "ctrl+f", "open_search", "Search", tooltip="Search the output (n / N: next, back)", priority=True
         ),
+        Binding("h", "edit_context", "Hide/restore", tooltip="Hide this result from the model, or undo that"),
         Binding("escape", "close_search", "Close search"),
     ]
 
@@ -103,6 +104,17 @@ class ToolOutputViewer(Vertical):
     @dataclass
     class RestoreBeforeRequested(Message):
         """`u` on an edit, write or bash call with a checkpoint: restore its files to before it."""
+
+        viewer: ToolOutputViewer
+        tool_call_id: str
+
+        @property
+        def control(self) -> ToolOutputViewer:
+            return self.viewer
+
+    @dataclass
+    class EditWanted(Message):
+        """`h` on a call: hide its result from future requests (or note it), or undo its edit."""
 
         viewer: ToolOutputViewer
         tool_call_id: str
@@ -214,6 +226,13 @@ class ToolOutputViewer(Vertical):
     def action_toggle_view(self) -> None:
         self.mode = "full" if self.mode == "model" else "model"
         self.post_message(self.ViewToggled(self, self._selected, self.mode))
+
+    def action_edit_context(self) -> None:
+        call = self._calls.get(self._selected) if self._selected else None
+        if call is None:
+            self.notify("No tool call selected.")
+            return
+        self.post_message(self.EditWanted(self, call.id))
 
     def action_restore_before(self) -> None:
         call = self._calls.get(self._selected) if self._selected else None
