@@ -39,7 +39,9 @@ from pi_tui.session_file.writer import FileState  # noqa: E402
 
 MODEL = ModelConfig(id="crash-model", provider="scripted", context_window=1_000_000)
 SETTINGS = Settings(
-    compaction=CompactionSettings(enabled=False, keep_recent_tokens=400),
+    # The newest 100 tokens kept: a base session of 8 short turns (~40 tokens each) has older ones to
+    # summarise (with 400 it had none, and a compaction that summarises nothing is refused).
+    compaction=CompactionSettings(enabled=False, keep_recent_tokens=100),
     retry=RetrySettings(enabled=False),
 )
 NOTES = "line one of the notes\nline two: ünïcödé ✓\n"

@@ -9,7 +9,7 @@ from typing import Any
 from pi_tui.ai.messages import UserMessage
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply, ScriptedToolCall
 from pi_tui.config.model_config import ModelConfig
-from pi_tui.config.settings import Settings
+from pi_tui.config.settings import CompactionSettings, Settings
 from pi_tui.context.resources import load_resources
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session_file.entries import MessageEntry
@@ -27,11 +27,14 @@ def edit(path: str, old: str, new: str) -> ScriptedToolCall:
 
 
 def make_session(
-    tmp_path: Path, replies: list[ScriptedReply], store: SessionStore | None = None
+    tmp_path: Path,
+    replies: list[ScriptedReply],
+    store: SessionStore | None = None,
+    settings: Settings | None = None,
 ) -> AgentSession:
     project = tmp_path / "project"
     project.mkdir(parents=True, exist_ok=True)
-    resources = load_resources(project, settings=Settings(), home=tmp_path, include_builtin=False)
+    resources = load_resources(project, settings=settings or Settings(), home=tmp_path, include_builtin=False)
     return AgentSession(
         SessionConfig(
             store=store or SessionStore.create(str(project), tmp_path / "sessions"),
@@ -79,11 +82,16 @@ BEFORE_COMPACTION = [
 """Long enough for `/compact` to cut: the story of a compaction between the second and third edits."""
 AFTER_COMPACTION = [ScriptedReply(tool_calls=[edit("app.py", "two", "three")]), ScriptedReply(text="done")]
 BEFORE_PROMPTS = ("write it " * 300, "second edit " * 300)
+COMPACTION_SETTINGS = Settings(compaction=CompactionSettings(keep_recent_tokens=600))
+"""The newest 600 tokens kept: the first turn is older and is summarised (with the default, the whole
+short story is kept and `/compact` has nothing to do)."""
 
 
 async def edits_around_a_compaction(tmp_path: Path) -> tuple[AgentSession, str]:
     """Two edits, a compaction, a third edit; the compaction's id."""
-    session = make_session(tmp_path, [*BEFORE_COMPACTION, SUMMARY, *AFTER_COMPACTION])
+    session = make_session(
+        tmp_path, [*BEFORE_COMPACTION, SUMMARY, *AFTER_COMPACTION], settings=COMPACTION_SETTINGS
+    )
     for prompt in BEFORE_PROMPTS:
         await session.prompt(prompt)
     outcome = await session.compact()

@@ -23,6 +23,7 @@ from tests.support.rewind_story import (
     AFTER_COMPACTION,
     BEFORE_COMPACTION,
     BEFORE_PROMPTS,
+    COMPACTION_SETTINGS,
     FOUR_STEPS,
     SUMMARY,
     drop_oldest_object,
@@ -42,7 +43,7 @@ def plan_text(dialog: object) -> str:
 
 async def test_restoring_a_compaction_brings_the_files_along(tmp_path: Path) -> None:
     replies = [*BEFORE_COMPACTION, SUMMARY, *AFTER_COMPACTION]
-    app, session, _ = make_chat_app(tmp_path, replies)
+    app, session, _ = make_chat_app(tmp_path, replies, settings=COMPACTION_SETTINGS)
     project = Path(session.resources.cwd)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
