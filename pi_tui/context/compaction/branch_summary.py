@@ -2,7 +2,8 @@
 
 `prepare_branch_entries` walks the branch newest first within a token budget (tool results are
 dropped: their calls carry the context) and `generate_branch_summary` makes one call with pi's
-branch prompt (in pi-tui's words), 2048 output tokens and no reasoning. The result is prefixed with
+branch prompt (in pi-tui's words), the model's own output limit and the session's thinking level, as
+pi 1.6 asks (0.73.1 asked for 2048 tokens without reasoning). The result is prefixed with
 pi's preamble and followed by the file lists.
 """
 
@@ -29,7 +30,6 @@ from pi_tui.context.compaction.token_estimate import estimate_tokens
 from pi_tui.session_file.context_rebuild import compaction_summary_message, entry_message
 from pi_tui.session_file.entries import BranchSummaryEntry, CompactionEntry, SessionEntry
 
-BRANCH_SUMMARY_MAX_TOKENS = 2048
 SUMMARY_OVERSHOOT_SHARE = 0.9
 """A summary entry over budget is still taken while the running total is under 90 % of it."""
 BRANCH_FAILED = "Summarisation failed"
@@ -113,9 +113,9 @@ async def generate_branch_summary(
     reply = await complete(
         target,
         branch_prompt(prepared.messages, custom_instructions, replace_instructions),
-        max_tokens=BRANCH_SUMMARY_MAX_TOKENS,
+        max_tokens=None,
         signal=signal,
-        reasoning=False,
+        reasoning=True,
     )
     if reply.stop_reason == "error":
         return SummaryFailure(reply.error_message or BRANCH_FAILED)

@@ -83,11 +83,12 @@ async def generate_summary(
     pins: Sequence[str] = (),
     signal: AbortSignal | None = None,
 ) -> SummaryOutcome:
-    """pi's `generateSummary`: 0.8 × reserve output tokens, the session's thinking level if any."""
+    """pi 1.6's `generateSummary`: the model's own output limit (lowered to what the window leaves, as
+    every request's), the session's thinking level if any. `reserve_tokens` no longer sizes it."""
     reply = await complete(
         target,
         history_prompt(messages, previous_summary, custom_instructions, pins),
-        max_tokens=history_max_tokens(reserve_tokens),
+        max_tokens=None,
         signal=signal,
         reasoning=True,
     )
@@ -101,11 +102,11 @@ async def generate_turn_prefix_summary(
     *,
     signal: AbortSignal | None = None,
 ) -> SummaryOutcome:
-    """pi's `generateTurnPrefixSummary`: 0.5 × reserve, no previous summary, no custom focus."""
+    """pi 1.6's `generateTurnPrefixSummary`: the model's output limit, no previous summary, no focus."""
     reply = await complete(
         target,
         turn_prefix_prompt(messages),
-        max_tokens=turn_prefix_max_tokens(reserve_tokens),
+        max_tokens=None,
         signal=signal,
         reasoning=True,
     )

@@ -49,11 +49,12 @@ async def complete(
     target: SummaryModel,
     prompt: str,
     *,
-    max_tokens: int,
+    max_tokens: int | None,
     signal: AbortSignal | None,
     reasoning: bool,
 ) -> AssistantMessage:
-    """Stream one reply to a single user message under the summarisation system prompt."""
+    """Stream one reply to a single user message under the summarisation system prompt (`max_tokens`
+    None: the model's own output limit, as pi 1.6 asks)."""
     context = LlmContext(
         system_prompt=SUMMARIZATION_SYSTEM_PROMPT,
         messages=[UserMessage(content=[TextContent(text=prompt)], timestamp=int(time.time() * 1000))],
@@ -65,7 +66,7 @@ async def complete_context(
     target: SummaryModel,
     context: LlmContext,
     *,
-    max_tokens: int,
+    max_tokens: int | None,
     signal: AbortSignal | None,
     reasoning: bool,
     tool_choice: str | None = None,
@@ -76,7 +77,7 @@ async def complete_context(
         api_key=target.api_key,
         # The budget comes from reserveTokens; a model that can only write fewer (a small local one)
         # would otherwise be asked for more than it can give, or generate far past what is useful.
-        max_tokens=min(max_tokens, target.model.max_tokens),
+        max_tokens=None if max_tokens is None else min(max_tokens, target.model.max_tokens),
         reasoning=level if level != "off" else None,
         signal=signal,
         tool_choice=tool_choice,

@@ -74,7 +74,9 @@ async def test_summary_call_prompt_preamble_and_file_tags() -> None:
     conversation = '[User]: try\n\n[Assistant tool calls]: read(path="f.py")'
     instructions = f"{BRANCH_SUMMARY_PROMPT}\n\nAdditional focus: focus"
     assert block.text == f"<conversation>\n{conversation}\n</conversation>\n\n{instructions}"
-    assert provider.options[0].max_tokens == 2048 and provider.options[0].reasoning is None
+    # pi 1.6: the model's own output limit (the provider lowers it to what the window leaves) and the
+    # session's thinking level (0.73.1: 2048 tokens, no reasoning).
+    assert provider.options[0].max_tokens is None and provider.options[0].reasoning == "high"
 
 
 async def test_replace_instructions_empty_branch_and_errors() -> None:
