@@ -28,7 +28,12 @@ async def test_summary_request_and_reply_over_http(tmp_path: Path) -> None:
         assert outcome.usage[0].input == 10 and outcome.usage[0].output == 5
         body = server.requests[0].body
         assert server.requests[0].headers["authorization"] == "Bearer sk-test"
-        assert body["max_completion_tokens"] == 1600 and "tools" not in body and body["stream"] is True
+        # pi 1.6: the model's own output limit (32,000 here, room permitting), not 0.8 x reserveTokens.
+        assert (
+            body["max_completion_tokens"] == model.max_tokens
+            and "tools" not in body
+            and body["stream"] is True
+        )
         system, request = body["messages"]
         assert system == {"role": "system", "content": SUMMARIZATION_SYSTEM_PROMPT}
         text = request["content"] if isinstance(request["content"], str) else request["content"][0]["text"]
@@ -53,7 +58,7 @@ async def test_summary_request_and_reply_over_http(tmp_path: Path) -> None:
 async def test_a_summary_never_asks_for_more_than_the_model_can_write(
     openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
-    """reserveTokens gives the summary a budget (1,600 here); a model listed with maxTokens 512 gets 512."""
+    """The summary asks for the model's own output limit: a model listed with maxTokens 512 gets 512."""
     openai_server.enqueue(text_reply("## Goal\nShort"))
     model = ModelConfig(id="small-model", provider="local", base_url=openai_server.base_url, max_tokens=512)
     outcome = await compact_store(
