@@ -13,13 +13,13 @@ with pi's heuristic cause: a model switch, or an idle gap past Anthropic's 5-min
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeAlias
 
 from pi_tui.ai.messages import AssistantMessage, Usage
+from pi_tui.context.token_figures import format_tokens, js_round
 from pi_tui.session_file.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -63,26 +63,8 @@ class CacheMiss:
         if self.model_changed:
             label = "Cache miss after model switch"
         elif self.idle_s >= CACHE_TTL_S:
-            label = f"Cache miss after {_js_round(self.idle_s / 60)}m idle"
-        return f"{label}: {_tokens(self.missed_tokens)} tokens re-billed{cost}"
-
-
-def _js_round(value: float) -> int:
-    """JavaScript's `Math.round` (halves up), which pi's figures use; Python's `round` halves to even."""
-    return math.floor(value + 0.5)
-
-
-def _tokens(count: int) -> str:
-    """pi's `formatTokens`: 999, 1.2k, 45k, 1.2M, 12M."""
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{count / 1000:.1f}k"
-    if count < 1_000_000:
-        return f"{_js_round(count / 1000)}k"
-    if count < 10_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    return f"{_js_round(count / 1_000_000)}M"
+            label = f"Cache miss after {js_round(self.idle_s / 60)}m idle"
+        return f"{label}: {format_tokens(self.missed_tokens)} tokens re-billed{cost}"
 
 
 def _prompt(usage: Usage) -> int:

@@ -11,13 +11,13 @@ from textual.screen import Screen
 from textual.widgets import Markdown, Static
 
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
+from pi_tui.context.token_figures import format_tokens
 from pi_tui.tui.screens import chat as chat_screen
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.screens.start_page import StartScreen
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, UserBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
-from pi_tui.tui.widgets.status_footer import format_tokens
 from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
 from tests.support.waiting import until
 

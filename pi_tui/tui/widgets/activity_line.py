@@ -19,10 +19,10 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
 
+from pi_tui.context.token_figures import format_tokens
 from pi_tui.session.activity import Activity, ActivityTracker
 from pi_tui.session.session_events import AnyEvent
 from pi_tui.tui.tool_calls import summarize_args
-from pi_tui.tui.widgets.status_footer import format_tokens
 
 clock: Callable[[], float] = time.monotonic
 """Where the line's times come from; tests set it to drive elapsed time without waiting."""

@@ -10,21 +10,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from pi_tui.context.token_figures import format_tokens
+
 WARN_PERCENT = 70
 ERROR_PERCENT = 90
-
-
-def format_tokens(count: int) -> str:
-    """1234 → 1.2k, 200000 → 200k, 1500000 → 1.5M (pi's formatting)."""
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{count / 1000:.1f}k"
-    if count < 1_000_000:
-        return f"{round(count / 1000)}k"
-    if count < 10_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    return f"{round(count / 1_000_000)}M"
 
 
 @dataclass(frozen=True)
