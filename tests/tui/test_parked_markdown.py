@@ -188,6 +188,26 @@ async def test_a_segment_is_parked_only_once_its_size_held_for_two_passes(
         assert _parked(conversation) >= 3
 
 
+async def test_a_pass_that_runs_before_the_layout_looks_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a loaded machine the pass due after a reply can run before the layout has placed its segments:
+    it must ask for another pass, or they stay mounted until the user scrolls (the CI failure of stop 34)."""
+    monkeypatch.setattr(parked_markdown, "TIDY_SECONDS", 60)  # passes run only when the test says
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.query_one(ConversationView)
+        parking = conversation._parking
+        await conversation.show_transcript(
+            [UserMessage(content="Explain the plan.", timestamp=0), _message(REPLY)]
+        )
+        block = conversation.query(AssistantBlock).last()
+        assert not any(child.virtual_region for child in block.children)  # not laid out yet
+        assert await parking.tidy() is True
+        await pilot.pause()
+        # Placed now, and near the viewport (a resumed reply is one segment): nothing more is due.
+        assert block.query_one(Markdown).virtual_region
+        assert await parking.tidy() is False
+
+
 async def test_a_segment_being_swapped_is_counted_once() -> None:
     """Parking and rebuilding mount the new form before the old one leaves: for that moment the block
     holds both, and its source (what a copy of the reply takes) must still be the reply once."""

@@ -72,6 +72,17 @@ def _placed(child: Widget, block_top: int) -> Region:
 SWAPPING = ("-parking", "-unparking")
 
 
+def _displayed(widget: Widget, container: Widget) -> bool:
+    """`widget` takes part in `container`'s layout (neither it nor a block around it is `display: none`),
+    so a layout will place it."""
+    node: object = widget
+    while isinstance(node, Widget) and node is not container:
+        if not node.display:
+            return False
+        node = node.parent
+    return True
+
+
 class MarkdownParking:
     """Parks and rebuilds the settled Markdown in the blocks of one scroll container."""
 
@@ -99,7 +110,8 @@ class MarkdownParking:
         pass is due (Markdown waiting for a second look before it may be parked, or just rebuilt)."""
         viewport = self._container.scrollable_content_region
         if not viewport:
-            return False
+            # Before the container's first layout, as for a segment not placed yet (see below).
+            return not viewport.width and _displayed(self._container, self._container.screen)
         # Measured in the container's unscrolled coordinates against the scroll offset as it is now:
         # screen regions still hold the previous offset until the next refresh, so a pass that ran
         # between a scroll and its repaint would rebuild nothing and schedule nothing.
@@ -118,7 +130,13 @@ class MarkdownParking:
                         pending = True  # far ones rebuilt after a resize are parked again later
                 elif isinstance(child, Markdown) and child.has_class("-settled"):
                     region = _placed(child, block_top)
-                    if not region or region.overlaps(near):
+                    if not region:
+                        self._sizes.pop(child, None)
+                        # No width: mounted since the last layout (a loaded machine lays out late). A pass
+                        # that gave up on it would leave it mounted until a scroll, resize or more output.
+                        if not region.width and _displayed(child, self._container):
+                            pending = True
+                    elif region.overlaps(near):
                         self._sizes.pop(child, None)
                     elif self._sizes.get(child) == region.size:
                         await self._park(block, child, region.size)
