@@ -34,176 +34,58 @@ class _Entry:
     levels: dict[str, str | None] | None
 
 
+def _budget(id: str, window: int, output: int, prices: tuple[float, float, float, float]) -> _Entry:
+    """A model whose thinking takes a token budget (`budget_tokens`)."""
+    return _Entry(id, window, output, prices, adaptive=False, levels=None)
+
+
+def _adaptive(
+    id: str,
+    window: int,
+    output: int,
+    prices: tuple[float, float, float, float],
+    levels: dict[str, str | None],
+) -> _Entry:
+    """A model with adaptive thinking and pi's names for its effort levels."""
+    return _Entry(id, window, output, prices, adaptive=True, levels=levels)
+
+
+# pi's `thinkingLevelMap` values: a level mapped to None is not offered ("always on": no "off").
+_MAX_ONLY: dict[str, str | None] = {"max": "max"}
+_XHIGH_AND_MAX: dict[str, str | None] = {"xhigh": "xhigh", "max": "max"}
+_XHIGH_AND_MAX_ALWAYS_ON: dict[str, str | None] = {"off": None, "xhigh": "xhigh", "max": "max"}
+_LOW_TO_MAX: dict[str, str | None] = {
+    "minimal": None,
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "xhigh",
+    "max": "max",
+}
+_LOW_TO_MAX_ALWAYS_ON: dict[str, str | None] = {"off": None, **_LOW_TO_MAX}
+
+# id, window, output limit, $ per million tokens (input, output, cache read, cache write), thinking.
 CATALOG: dict[str, _Entry] = {
     entry.id: entry
     for entry in (
-        _Entry(
-            "claude-fable-5",
-            1_000_000,
-            128_000,
-            (10, 50, 1, 12.5),
-            adaptive=True,
-            levels={"off": None, "xhigh": "xhigh", "max": "max"},
-        ),
-        _Entry(
-            "claude-fable-5-1",
-            1_000_000,
-            128_000,
-            (10, 50, 0.25, 12.5),
-            adaptive=True,
-            levels={"off": None, "xhigh": "xhigh", "max": "max"},
-        ),
-        _Entry(
-            "claude-fable-5-2",
-            1_000_000,
-            128_000,
-            (8, 40, 0.2, 10),
-            adaptive=True,
-            levels={"off": None, "xhigh": "xhigh", "max": "max"},
-        ),
-        _Entry(
-            "claude-haiku-4-5",
-            200_000,
-            64_000,
-            (1, 5, 0.1, 1.25),
-            adaptive=False,
-            levels=None,
-        ),
-        _Entry(
-            "claude-haiku-4-5-20251001",
-            200_000,
-            64_000,
-            (1, 5, 0.1, 1.25),
-            adaptive=False,
-            levels=None,
-        ),
-        _Entry(
-            "claude-haiku-5-5",
-            1_000_000,
-            128_000,
-            (0.1, 0.5, 0.01, 0.125),
-            adaptive=True,
-            levels={
-                "minimal": None,
-                "low": "low",
-                "medium": "medium",
-                "high": "high",
-                "xhigh": "xhigh",
-                "max": "max",
-            },
-        ),
-        _Entry(
-            "claude-opus-4-5",
-            200_000,
-            64_000,
-            (5, 25, 0.5, 6.25),
-            adaptive=False,
-            levels=None,
-        ),
-        _Entry(
-            "claude-opus-4-5-20251101",
-            200_000,
-            64_000,
-            (5, 25, 0.5, 6.25),
-            adaptive=False,
-            levels=None,
-        ),
-        _Entry(
-            "claude-opus-4-6",
-            1_000_000,
-            128_000,
-            (5, 25, 0.5, 6.25),
-            adaptive=True,
-            levels={"max": "max"},
-        ),
-        _Entry(
-            "claude-opus-4-7",
-            1_000_000,
-            128_000,
-            (5, 25, 0.5, 6.25),
-            adaptive=True,
-            levels={"xhigh": "xhigh", "max": "max"},
-        ),
-        _Entry(
-            "claude-opus-4-8",
-            1_000_000,
-            128_000,
-            (5, 25, 0.5, 6.25),
-            adaptive=True,
-            levels={"xhigh": "xhigh", "max": "max"},
-        ),
-        _Entry(
-            "claude-opus-5",
-            1_000_000,
-            128_000,
-            (5, 25, 0.5, 6.25),
-            adaptive=True,
-            levels={"xhigh": "xhigh", "max": "max"},
-        ),
-        _Entry(
-            "claude-opus-5-5",
-            1_000_000,
-            128_000,
-            (4, 20, 0.2, 5),
-            adaptive=True,
-            levels={
-                "off": None,
-                "minimal": None,
-                "low": "low",
-                "medium": "medium",
-                "high": "high",
-                "xhigh": "xhigh",
-                "max": "max",
-            },
-        ),
-        _Entry(
-            "claude-sonnet-4-5",
-            200_000,
-            64_000,
-            (3, 15, 0.3, 3.75),
-            adaptive=False,
-            levels=None,
-        ),
-        _Entry(
-            "claude-sonnet-4-5-20250929",
-            200_000,
-            64_000,
-            (3, 15, 0.3, 3.75),
-            adaptive=False,
-            levels=None,
-        ),
-        _Entry(
-            "claude-sonnet-4-6",
-            1_000_000,
-            128_000,
-            (3, 15, 0.3, 3.75),
-            adaptive=True,
-            levels={"max": "max"},
-        ),
-        _Entry(
-            "claude-sonnet-5",
-            1_000_000,
-            128_000,
-            (2, 10, 0.2, 2.5),
-            adaptive=True,
-            levels={"xhigh": "xhigh", "max": "max"},
-        ),
-        _Entry(
-            "claude-sonnet-5-5",
-            1_000_000,
-            128_000,
-            (2, 10, 0.1, 2.5),
-            adaptive=True,
-            levels={
-                "off": None,
-                "minimal": None,
-                "low": "low",
-                "medium": "medium",
-                "high": "high",
-                "xhigh": "xhigh",
-                "max": "max",
-            },
-        ),
+        _adaptive("claude-fable-5", 1_000_000, 128_000, (10, 50, 1, 12.5), _XHIGH_AND_MAX_ALWAYS_ON),
+        _adaptive("claude-fable-5-1", 1_000_000, 128_000, (10, 50, 0.25, 12.5), _XHIGH_AND_MAX_ALWAYS_ON),
+        _adaptive("claude-fable-5-2", 1_000_000, 128_000, (8, 40, 0.2, 10), _XHIGH_AND_MAX_ALWAYS_ON),
+        _budget("claude-haiku-4-5", 200_000, 64_000, (1, 5, 0.1, 1.25)),
+        _budget("claude-haiku-4-5-20251001", 200_000, 64_000, (1, 5, 0.1, 1.25)),
+        _adaptive("claude-haiku-5-5", 1_000_000, 128_000, (0.1, 0.5, 0.01, 0.125), _LOW_TO_MAX),
+        _budget("claude-opus-4-5", 200_000, 64_000, (5, 25, 0.5, 6.25)),
+        _budget("claude-opus-4-5-20251101", 200_000, 64_000, (5, 25, 0.5, 6.25)),
+        _adaptive("claude-opus-4-6", 1_000_000, 128_000, (5, 25, 0.5, 6.25), _MAX_ONLY),
+        _adaptive("claude-opus-4-7", 1_000_000, 128_000, (5, 25, 0.5, 6.25), _XHIGH_AND_MAX),
+        _adaptive("claude-opus-4-8", 1_000_000, 128_000, (5, 25, 0.5, 6.25), _XHIGH_AND_MAX),
+        _adaptive("claude-opus-5", 1_000_000, 128_000, (5, 25, 0.5, 6.25), _XHIGH_AND_MAX),
+        _adaptive("claude-opus-5-5", 1_000_000, 128_000, (4, 20, 0.2, 5), _LOW_TO_MAX_ALWAYS_ON),
+        _budget("claude-sonnet-4-5", 200_000, 64_000, (3, 15, 0.3, 3.75)),
+        _budget("claude-sonnet-4-5-20250929", 200_000, 64_000, (3, 15, 0.3, 3.75)),
+        _adaptive("claude-sonnet-4-6", 1_000_000, 128_000, (3, 15, 0.3, 3.75), _MAX_ONLY),
+        _adaptive("claude-sonnet-5", 1_000_000, 128_000, (2, 10, 0.2, 2.5), _XHIGH_AND_MAX),
+        _adaptive("claude-sonnet-5-5", 1_000_000, 128_000, (2, 10, 0.1, 2.5), _LOW_TO_MAX_ALWAYS_ON),
     )
 }
 
