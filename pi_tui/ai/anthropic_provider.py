@@ -202,13 +202,12 @@ async def stream_anthropic(
     def feed(event: Any) -> list[StreamEvent]:
         return assembler.feed(event if isinstance(event, dict) else {})
 
-    async with contextlib.aclosing(
-        call.events(open_stream, feed, lambda: assembler.failure is not None)
-    ) as events:
+    def stopped() -> bool:
+        return assembler.failure is not None
+
+    async with contextlib.aclosing(call.reply(open_stream, feed, assembler.close, stopped)) as events:
         async for stream_event in events:
             yield stream_event
-    for stream_event in assembler.close():
-        yield stream_event
     failure = call.failure
     if failure is None and assembler.failure is not None:
         text = redact_key(assembler.failure, options.api_key)

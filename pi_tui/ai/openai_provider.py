@@ -62,13 +62,12 @@ async def stream_openai(
     def create(client: Any) -> Awaitable[Any]:
         return _create_stream(client, build_chat_request(model, context, options))
 
-    async with contextlib.aclosing(
-        call.events(create, lambda chunk: assembler.feed(chunk_dict(chunk)))
-    ) as events:
+    def feed(chunk: Any) -> list[StreamEvent]:
+        return assembler.feed(chunk_dict(chunk))
+
+    async with contextlib.aclosing(call.reply(create, feed, assembler.close)) as events:
         async for event in events:
             yield event
-    for event in assembler.close():
-        yield event
     failure = call.failure
     if failure is None and assembler.finish_reason is None:
         failure = (STREAM_ENDED_EARLY, None)

@@ -242,6 +242,21 @@ class ProviderCall:
         await close_quietly(self._stream, self._client if self._pooled is None else None)
         await self._lease.aclose()
 
+    async def reply(
+        self,
+        create: Callable[[Any], Awaitable[Any]],
+        feed: Callable[[Any], list[StreamEvent]],
+        finish: Callable[[], list[StreamEvent]],
+        stopped: Callable[[], bool] = lambda: False,
+    ) -> AsyncGenerator[StreamEvent]:
+        """`events`, then what `finish()` (the assembler's close: blocks still open) adds once the stream
+        is over. Iterate it inside `contextlib.aclosing` too."""
+        async with contextlib.aclosing(self.events(create, feed, stopped)) as events:
+            async for event in events:
+                yield event
+        for event in finish():
+            yield event
+
     async def events(
         self,
         create: Callable[[Any], Awaitable[Any]],

@@ -70,13 +70,12 @@ async def stream_responses(
     def feed(event: Any) -> list[StreamEvent]:
         return assembler.feed(_as_event(event))
 
-    async with contextlib.aclosing(
-        call.events(create, feed, lambda: assembler.failure is not None)
-    ) as events:
+    def stopped() -> bool:
+        return assembler.failure is not None
+
+    async with contextlib.aclosing(call.reply(create, feed, assembler.close, stopped)) as events:
         async for stream_event in events:
             yield stream_event
-    for stream_event in assembler.close():
-        yield stream_event
     failure = call.failure
     if failure is None and assembler.failure is not None:
         failure = call.redacted(_stream_failure(assembler.failure, assembler.failure_code))
