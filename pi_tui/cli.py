@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from pi_tui import __version__
 from pi_tui.ai.thinking_levels import THINKING_LEVELS
 from pi_tui.config.api_key_option import ApiKeyFileError, add_api_key_options, command_line_key
+from pi_tui.config.approval_mode import APPROVAL_MODES
 
 if TYPE_CHECKING:
     # Imported where a run is set up: with them `--version` and `--help` paid for pydantic and the
@@ -84,7 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode", choices=("text", "json"), default="text", help="json: print every event as one JSON line"
     )
     run.add_argument(
-        "--approve", action="store_true", help='bash, write and edit ask first (also setting "approval")'
+        "--approve", action="store_true", help="at least bash, write and edit ask first (--approval edits)"
+    )
+    run.add_argument(
+        "--approval",
+        choices=APPROVAL_MODES,
+        help='which tools ask first for this run, as /approval and the "approval" setting: off, edits '
+        "(bash, write, edit) or all (every tool but read)",
     )
     run.add_argument(
         "--yes", action="store_true", help="headless with approval on: approve every call instead of denying"
@@ -160,7 +167,7 @@ def run_options(namespace: argparse.Namespace) -> RunOptions:
         ),
         resume=namespace.resume,
         cwd_override=namespace.cwd_override,
-        approve=namespace.approve,
+        approve=namespace.approval or namespace.approve,
         yes=namespace.yes,
         trust_project=namespace.trust_project,
     )

@@ -7,8 +7,9 @@ a trust holds for the file's exact content: it is remembered as the project's pa
 settings file's bytes in `trusted-projects.json` in pi-tui's own folder (0600), so an edit to the file, a
 pull that changes it or a checkout of another branch asks again.
 
-A project value that can only add protection (`approval: true`) needs no trust: ignoring it would lower
-the protection the project asked for.
+A project's `approval` needs no trust: it can only raise the user's mode, never lower it
+(`settings_files.load_settings` takes the stricter of the two), and ignoring it would lower the
+protection the project asked for.
 """
 
 from __future__ import annotations
@@ -47,12 +48,9 @@ def settings_digest(data: bytes) -> str:
 
 def guarded_keys(document: dict[str, Any]) -> list[str]:
     """The code-running keys a project document sets that would change what the user's settings do:
-    every such key, except `approval: true`, which can only ask more."""
-    return [
-        key
-        for key in CODE_RUNNING_KEYS
-        if key in document and not (key == "approval" and document[key] is True)
-    ]
+    every such key except `approval`, which can only ask more (the stricter of the user's and the
+    project's mode applies)."""
+    return [key for key in CODE_RUNNING_KEYS if key in document and key != "approval"]
 
 
 def project_key(project_dir: Path) -> str:

@@ -13,6 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from pi_tui.config.approval_mode import ApprovalMode, ApprovalSetting
+
 DEFAULT_RESERVE_TOKENS = 16384
 DEFAULT_KEEP_RECENT_TOKENS = 20000
 DEFAULT_MAX_RETRIES = 3
@@ -118,7 +120,11 @@ class Settings(_Section):
     theme: str | None = None
     shell_path: str | None = None
     shell_command_prefix: str | None = None
-    approval: bool = False
+    approval: ApprovalSetting = False
+    """Which tool calls ask first (`config.approval_mode`): true is `edits`; a project can only raise it."""
+    approval_by_project: dict[str, ApprovalMode] = Field(default_factory=dict)
+    """The mode the user kept for a project (`/approval MODE --keep`), by resolved path; read from the
+    user's own file only."""
     steering_mode: QueueMode = "one-at-a-time"
     follow_up_mode: QueueMode = "one-at-a-time"
     branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)

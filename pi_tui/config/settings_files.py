@@ -8,9 +8,10 @@ diagnostic, and the rest of the file is used (`bounds.clamp_integers`); the file
 The two documents are then merged as pi does: project keys win, and a key holding an object in both
 files is merged one level deep (`{...global.x, ...project.x}`).
 
-A project file's code-running keys (`project_trust.CODE_RUNNING_KEYS`: approval, the shell and its
-prefix) are left out until the user trusts that project with the file's exact bytes; `LoadedSettings.
-untrusted` then names them, and so does a diagnostic.
+A project file's code-running keys (`project_trust.CODE_RUNNING_KEYS`: the shell and its prefix, the
+default tools) are left out until the user trusts that project with the file's exact bytes;
+`LoadedSettings.untrusted` then names them, and so does a diagnostic. Its `approval` can only raise the
+user's mode (`approval_mode.stricter`), trusted or not.
 
 Saving writes only the global file, atomically (temporary file + `os.replace`), on top of what is on disk,
 so unknown keys survive; it refuses when the file on disk does not parse.
@@ -28,10 +29,17 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from pi_tui.config.approval_mode import APPROVAL_BY_PROJECT_KEY, approval_mode, stricter
 from pi_tui.config.bounds import Clamped, clamp_integers
 from pi_tui.config.json_locations import locate, value_offsets
 from pi_tui.config.paths import ensure_private_dir, project_config_dir, settings_path
-from pi_tui.config.project_trust import UntrustedProject, guarded_keys, is_trusted, settings_digest
+from pi_tui.config.project_trust import (
+    UntrustedProject,
+    guarded_keys,
+    is_trusted,
+    project_key,
+    settings_digest,
+)
 from pi_tui.config.regular_files import read_bounded
 from pi_tui.config.settings import Settings
 
@@ -257,12 +265,23 @@ def load_settings(
     ]
     untrusted = _drop_untrusted_keys(files[1], Path(cwd), trust_home)
     merged = merge_settings(files[0].effective, files[1].effective)
+    merged.update(_approval_keys(files[0].effective, files[1].effective, Path(cwd)))
     try:
         settings = Settings.model_validate(merged)
     except ValidationError:
         # Each file validated alone; a one-level merge of two valid documents stays valid. Guard anyway.
         settings = Settings()
     return LoadedSettings(settings=settings, files=files, merged=merged, untrusted=untrusted)
+
+
+def _approval_keys(user: Mapping[str, Any], project: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
+    """The approval mode that applies in `cwd`: the user's (the one kept for this project, else the
+    user's `approval`), raised to the project file's when that asks more; a project never lowers it
+    and never keeps a choice for the user (`approvalByProject` is read from the user's file only)."""
+    kept = user.get(APPROVAL_BY_PROJECT_KEY, {})
+    user_mode = approval_mode(kept.get(project_key(cwd), user.get("approval")))
+    mode = stricter(user_mode, approval_mode(project.get("approval")))
+    return {"approval": mode, APPROVAL_BY_PROJECT_KEY: kept}
 
 
 def _drop_untrusted_keys(

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pi_tui.ai.messages import ThinkingLevel
+from pi_tui.config.approval_mode import ApprovalSetting
 from pi_tui.session.store_opening import SessionChoice
 
 OutputMode = Literal["text", "json"]
@@ -26,8 +27,8 @@ class RunOptions:
     """`-r`: pick one of this directory's sessions first."""
     cwd_override: bool = False
     """`--here`: continue a session whose working directory is gone in the current one."""
-    approve: bool = False
-    """`--approve`: bash, write and edit need the user's approval (as the `approval` setting)."""
+    approve: ApprovalSetting = False
+    """`--approve` (true: at least edits ask) or `--approval MODE` (that mode), as the `approval` setting."""
     yes: bool = False
     """`--yes`: headless, approve every call approval mode would ask about (else they are denied)."""
     trust_project: bool = False

@@ -33,6 +33,7 @@ from pi_tui.ai.messages import (
     UserMessage,
 )
 from pi_tui.ai.stream import LlmContext, StreamEvent, StreamFunction, StreamOptions
+from pi_tui.config.approval_mode import ApprovalSetting
 from pi_tui.config.key_secrets import remember_key
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.context.accounting.record import RequestKind
@@ -115,8 +116,9 @@ class SessionConfig:
     stream_fn: StreamFunction | None = None
     reload_resources: ResourceReloader | None = None
     """How `reload()` re-reads the resources (default: `load_resources(cwd)`)."""
-    approve: bool = False
-    """`--approve`: bash, write and edit ask first even when the `approval` setting is off."""
+    approve: ApprovalSetting = False
+    """`--approve` (true: at least bash, write and edit ask first) or `--approval MODE` (that mode,
+    whatever the settings say); false: the settings decide."""
     http_pool: HttpPool | None = None
     """The provider's connections, owned by whoever made the session (it closes them); `reload()` resets
     them. Without one every request opens and closes its own."""
@@ -154,8 +156,7 @@ class AgentSession(SessionControls):
         self._reload_resources = config.reload_resources or (lambda: load_resources(self.resources.cwd))
         settings = self.resources.settings
         self.tools_by_name = session_tools(self.resources, self.store)
-        self._approve_flag = config.approve
-        self.approval = ApprovalPolicy(config.approve or settings.approval, emit=self.emit)
+        self.approval = ApprovalPolicy.chosen(config.approve, settings.approval, emit=self.emit)
 
         existing = self.store.build_context()
         tool_names = config.tool_names

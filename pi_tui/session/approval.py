@@ -1,4 +1,4 @@
-"""Approval mode (beyond pi): bash, write and edit ask the user before they run.
+"""Approval mode (beyond pi): tool calls ask the user before they run (`config.approval_mode` says which).
 
 `ApprovalPolicy.before_tool_call` is the agent's hook. The front end supplies `approver`, an async
 question (the TUI opens a dialog; headless answers at once). "always" approves every later call of that
@@ -14,11 +14,10 @@ from typing import Any, Literal, TypeAlias
 
 from pi_tui.agent.hooks import BeforeToolCallContext, BeforeToolCallResult
 from pi_tui.ai.abort import AbortSignal
+from pi_tui.config.approval_mode import ApprovalMode, ApprovalSetting, asks_first, session_mode
 from pi_tui.session.session_events import AnyEvent, ApprovalAnsweredEvent, ApprovalRequestedEvent
 from pi_tui.tools.shell_run import ShellStartError, resolve_shell
 
-GATED_TOOLS = frozenset({"bash", "write", "edit"})
-"""The tools that change files or run commands; the read-only ones never ask."""
 SUMMARY_CHARS = 160
 
 ApprovalAnswer: TypeAlias = Literal["yes", "no", "always"]
@@ -81,13 +80,16 @@ class ApprovalPolicy:
 
     def __init__(
         self,
-        enabled: bool = False,
+        mode: ApprovalMode = "off",
         approver: Approver | None = None,
         *,
         denial_text: DenialText = user_denied_text,
         emit: Emit | None = None,
     ) -> None:
-        self.enabled = enabled
+        self.mode: ApprovalMode = mode
+        self.choice: ApprovalSetting | None = None
+        """What the user chose for this run (`--approve`, `--approval`, `/approval`): kept over the
+        settings when they are read again."""
         self.approver = approver
         self.denial_text = denial_text
         self.emit = emit
@@ -96,8 +98,26 @@ class ApprovalPolicy:
         self.always: set[str] = set()
         """Tool names answered "always" in this session."""
 
+    @classmethod
+    def chosen(
+        cls, choice: ApprovalSetting | None, setting: ApprovalSetting, **kwargs: Any
+    ) -> ApprovalPolicy:
+        policy = cls(session_mode(choice, setting), **kwargs)
+        policy.choice = choice
+        return policy
+
+    def settings_changed(self, setting: ApprovalSetting) -> None:
+        self.mode = session_mode(self.choice, setting)
+
+    def choose(self, mode: ApprovalMode) -> None:
+        self.choice = self.mode = mode
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != "off"
+
     def needs_approval(self, tool_name: str) -> bool:
-        return self.enabled and tool_name in GATED_TOOLS and tool_name not in self.always
+        return asks_first(self.mode, tool_name) and tool_name not in self.always
 
     async def before_tool_call(
         self, context: BeforeToolCallContext, signal: AbortSignal

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pi_tui.ai.messages import ThinkingLevel
 from pi_tui.ai.stream import StreamFunction
+from pi_tui.config.approval_mode import ApprovalSetting
 from pi_tui.config.bounds import reserve_notes
 from pi_tui.config.models import resolve_model
 from pi_tui.config.project_trust import trust_project_settings
@@ -44,7 +45,7 @@ def create_runtime(
     tools: Sequence[str] | None = None,
     stream_fn: StreamFunction | None = None,
     cwd_override: bool = False,
-    approve: bool = False,
+    approve: ApprovalSetting = False,
     trust_project: bool = False,
 ) -> RuntimeSetup:
     """`trust_project` (`--trust-project`): trust the session's project settings file as it is now."""

@@ -26,6 +26,7 @@ from pi_tui.ai.http_pool import HttpPool
 from pi_tui.ai.messages import ThinkingLevel, UserMessage
 from pi_tui.ai.stream import StreamFunction
 from pi_tui.config.anthropic_catalog import CATALOG_WINDOW
+from pi_tui.config.approval_mode import ApprovalSetting
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.models import load_registry, resolve_model
 from pi_tui.config.paths import ensure_private_dir, session_dir_for_cwd
@@ -64,8 +65,9 @@ class RuntimeOptions:
     tool_names: Sequence[str] | None = None
     stream_fn: StreamFunction | None = None
     services_factory: ServicesFactory = _services_for
-    approve: bool = False
-    """`--approve`: every session of this runtime asks before bash, write and edit."""
+    approve: ApprovalSetting = False
+    """`--approve` (true) or `--approval MODE`: every session of this runtime starts so
+    (`approval_mode.session_mode`)."""
 
 
 class AgentSessionRuntime:

@@ -44,8 +44,6 @@ class SessionControls:
     _reload_resources: Callable[[], Resources]
     _http_pool: HttpPool | None
     approval: ApprovalPolicy
-    _approve_flag: bool
-    """`--approve` was given: approval stays on whatever the settings say."""
 
     if TYPE_CHECKING:
 
@@ -112,7 +110,7 @@ class SessionControls:
             await self._http_pool.reset()
         # New settings (output limits, shell, approval: a project trusted since) reach the tools; the
         # active set, and the tools answered "always", stay as they were.
-        self.approval.enabled = self._approve_flag or self.resources.settings.approval
+        self.approval.settings_changed(self.resources.settings.approval)
 
         self.tools_by_name = session_tools(self.resources, self.store)
         self.active_tools = select_tools(self.tools_by_name, [tool.name for tool in self.active_tools])

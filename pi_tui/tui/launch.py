@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pi_tui.ai.messages import ThinkingLevel
+from pi_tui.config.approval_mode import ApprovalSetting
 from pi_tui.config.models import NO_MODEL_MESSAGE
 from pi_tui.config.paths import pi_sessions_root, sessions_root
 from pi_tui.config.setup_status import SetupStatus, describe_model_setup
@@ -23,7 +24,7 @@ def run_interactive(
     messages: Sequence[str] = (),
     cwd_override: bool = False,
     open_resume: bool = False,
-    approve: bool = False,
+    approve: ApprovalSetting = False,
     trust_project: bool = False,
 ) -> int:
     """With a usable model: the chat on a new (or the chosen) session; without: the start page, which

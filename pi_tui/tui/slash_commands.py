@@ -41,6 +41,13 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
         "[message]",
     ),
     SlashCommand("model", "Choose the model", "choose_model"),
+    SlashCommand(
+        "approval",
+        "Which tools ask first: off, edits (bash, write, edit) or all but reading; none: the next "
+        "(--keep: keep it for this project in your settings)",
+        "approval",
+        "[off|edits|all] [--keep]",
+    ),
     SlashCommand("settings", "Theme and thinking level", "settings"),
     SlashCommand("copy", "Copy the last answer to the clipboard", "copy_answer"),
     SlashCommand(

@@ -47,8 +47,7 @@ async def test_project_approval_false_does_not_switch_the_users_approval_off(
     assert (code, out) == (0, b"done\n"), err
     assert not (tmp_path / "PWNED").exists()
     assert "denied bash" in err
-    [line] = [line for line in err.splitlines() if "not trusted" in line]
-    assert line.startswith("pi-tui: ") and "settings approval are ignored" in line
+    assert "not trusted" not in err  # nothing to trust: a project's approval can only ask more
     assert "was denied" in tool_results(openai_server)[0]
 
 
@@ -78,7 +77,8 @@ async def test_trust_project_applies_the_keys_until_the_file_changes(
     settings_file = project_settings(tmp_path, {"approval": False, "shellCommandPrefix": "touch PREFIXED"})
     openai_server.enqueue(bash_call("touch TRUSTED"), text_reply("done"))
 
-    code, out, err = await prompt("--trust-project", "go", cwd=tmp_path)
+    # The user's approval holds whatever the project says: --yes answers it.
+    code, out, err = await prompt("--trust-project", "--yes", "go", cwd=tmp_path)
 
     assert (code, out) == (0, b"done\n"), err
     assert (tmp_path / "TRUSTED").exists() and (tmp_path / "PREFIXED").exists()
@@ -87,7 +87,7 @@ async def test_trust_project_applies_the_keys_until_the_file_changes(
     # Remembered: the next run needs no flag.
     (tmp_path / "PREFIXED").unlink()
     openai_server.enqueue(bash_call("touch AGAIN"), text_reply("done"))
-    code, out, err = await prompt("-c", "again", cwd=tmp_path)
+    code, out, err = await prompt("--yes", "-c", "again", cwd=tmp_path)
     assert (code, out) == (0, b"done\n"), err
     assert (tmp_path / "AGAIN").exists() and (tmp_path / "PREFIXED").exists()
 
@@ -95,7 +95,34 @@ async def test_trust_project_applies_the_keys_until_the_file_changes(
     (tmp_path / "PREFIXED").unlink()
     settings_file.write_text(json.dumps({"approval": False, "shellCommandPrefix": "touch PREFIXED "}))
     openai_server.enqueue(bash_call("touch CHANGED"), text_reply("done"))
-    code, out, err = await prompt("-c", "once more", cwd=tmp_path)
+    code, out, err = await prompt("--yes", "-c", "once more", cwd=tmp_path)
     assert (code, out) == (0, b"done\n"), err
-    assert not (tmp_path / "CHANGED").exists() and not (tmp_path / "PREFIXED").exists()
-    assert "not trusted" in err and "denied bash" in err
+    assert (tmp_path / "CHANGED").exists() and not (tmp_path / "PREFIXED").exists()
+    assert "not trusted" in err
+
+
+TOOLS = "read,bash,edit,write,ls"
+
+
+def ls_call() -> StreamReply:
+    delta = tool_call_delta(0, call_id="call_1", name="ls", arguments=json.dumps({"path": "."}))
+    return StreamReply([chunk(tool_calls=[delta]), chunk(finish_reason="tool_calls")])
+
+
+async def test_approval_modes_from_the_command_line(openai_server: OpenAIServer, tmp_path: Path) -> None:
+    write_config(openai_server)
+    user_settings({"approval": True})
+    project_settings(tmp_path, {"approval": False})
+
+    # `all` asks before ls too; headless nobody answers, so it is denied.
+    openai_server.enqueue(ls_call(), text_reply("done"))
+    code, _, err = await prompt("--tools", TOOLS, "--approval", "all", "go", cwd=tmp_path)
+    assert code == 0 and "denied ls" in err, err
+
+    # `edits` lets ls run; `off` (the user's own choice for this run) lets bash run unasked.
+    openai_server.enqueue(ls_call(), text_reply("done"))
+    code, _, err = await prompt("--tools", TOOLS, "--approval", "edits", "go", cwd=tmp_path)
+    assert code == 0 and "denied" not in err, err
+    openai_server.enqueue(bash_call("touch RAN"), text_reply("done"))
+    code, _, err = await prompt("--approval", "off", "go", cwd=tmp_path)
+    assert code == 0 and "denied" not in err and (tmp_path / "RAN").exists(), err

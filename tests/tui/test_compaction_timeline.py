@@ -28,7 +28,14 @@ from pi_tui.tui.timeline_view import (
     summary_markdown,
     timeline_rows,
 )
-from pi_tui.tui.widgets.compaction_detail import TAB_AUDIT, TAB_DIFF, TAB_NEXT, AuditEntry, CompactionDetail
+from pi_tui.tui.widgets.compaction_detail import (
+    TAB_AUDIT,
+    TAB_DIFF,
+    TAB_NEXT,
+    TAB_SUMMARY,
+    AuditEntry,
+    CompactionDetail,
+)
 from pi_tui.tui.widgets.compaction_timeline import CompactionTimeline
 
 from .pilot_helpers import settle
@@ -243,6 +250,20 @@ async def test_v_shows_the_preview_and_requests_a_fresh_one(store: SessionStore)
         texts = [str(row.render()) for row in rows]
         assert any(text.startswith("summarised  62859023") for text in texts)
         assert len(app.query(".preview-kept")) == 4
+
+
+async def test_each_tab_has_its_own_key(store: SessionStore) -> None:
+    app = TimelineHost(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one(CompactionTimeline).table.focus()
+        shown = []
+        for key in ("d", "a", "n", "s"):
+            await pilot.press(key)
+            await settle(pilot)
+            shown.append(app.query_one("#detail-tabs", TabbedContent).active)
+        assert shown == [TAB_DIFF, TAB_AUDIT, TAB_NEXT, TAB_SUMMARY]
+        assert len(app.of(CompactionTimeline.PreviewRequested)) == 1  # the Next tab is a fresh preview
 
 
 async def test_diff_lines_carry_their_classes(store: SessionStore) -> None:

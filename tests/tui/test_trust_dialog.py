@@ -76,7 +76,7 @@ async def test_trusting_applies_the_project_keys_and_remembers_them(tmp_path: Pa
     async with app.run_test(size=SIZE) as pilot:
         dialog = await trust_dialog(app)
         body = str(dialog.query_one("#trust-body", Static).render())
-        assert "approval: false" in body and 'shellPath: "/bin/sh"' in body
+        assert "approval" not in body and 'shellPath: "/bin/sh"' in body  # a project cannot lower it
         assert 'shellCommandPrefix: "export MARK=from-prefix"' in body
         assert runtime.session.approval.enabled  # until trusted, the user's approval holds
 
@@ -84,15 +84,16 @@ async def test_trusting_applies_the_project_keys_and_remembers_them(tmp_path: Pa
         await until(lambda: runtime.session.resources.untrusted_project is None, what="settings re-read")
         session = runtime.session
         assert session.resources.settings.shell_path == "/bin/sh"
-        assert not session.approval.enabled
+        assert session.approval.mode == "edits"  # trusted or not, the project's false lowers nothing
         record = json.loads(trusted_projects_path().read_text())["projects"][str(project.resolve())]
         assert len(record["sha256"]) == 64
 
         await pilot.press(*"go", "enter")
-        await settle(pilot)
+        await until(lambda: isinstance(app.screen, ApprovalDialog), pilot=pilot, what="the approval question")
+        await pilot.press("y")
         await until(lambda: not session.is_running, pilot=pilot, what="the run to end")
         results = [m for m in session.agent.state.messages if getattr(m, "role", "") == "toolResult"]
-        assert "from-prefix" in results[0].content[0].text  # the trusted prefix ran, unasked
+        assert "from-prefix" in results[0].content[0].text  # the trusted prefix ran
 
 
 async def test_not_now_keeps_the_keys_ignored_and_the_approval_names_the_shell(tmp_path: Path) -> None:

@@ -94,6 +94,8 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         Binding(
             "shift+tab", "cycle_thinking", "Thinking level", tooltip="Cycle the thinking level", show=False
         ),
+        # F5, not shift+tab (Claude Code's): shift+tab is pi's thinking-level cycle and stays so.
+        Binding("f5", "approval", "Approval", tooltip="Cycle the approval mode: off, edits, all", show=False),
         Binding("ctrl+c", "clear_editor", "Clear", tooltip="Clear the editor", show=False),
         Binding("f2", "pane_context", "Context", tooltip="Context pane", group=PANE_KEYS),
         Binding("f3", "pane_tools", "Tools", tooltip="Tools pane", group=PANE_KEYS),
@@ -324,6 +326,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
                 model=model.id if model else None,
                 thinking=session.thinking_level if model and model.reasoning else None,
                 demo=self.demo,
+                approval=session.approval.mode,
             )
         )
 

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from pi_tui.ai.messages import THINKING_LEVELS
 from pi_tui.config.models import load_registry, resolve_model
 from pi_tui.context.compaction.preview import CompactionPreview, rows_text
+from pi_tui.session.approval_switch import switch_approval
 from pi_tui.session.compaction_ops import PreviewBasis, preview_for_store
 from pi_tui.session.compaction_sizes import estimated, preview_size_text, size_text
 from pi_tui.session.runtime import AgentSessionRuntime
@@ -261,6 +262,15 @@ class ChatCommands(Screen[None]):
     async def action_cycle_thinking(self, args: str = "") -> None:
         level = await self.session.cycle_thinking_level()
         self.notify(f"Thinking: {level}" if level else "This model has no thinking levels.")
+
+    async def action_approval(self, args: str = "") -> None:
+        session = self.session
+        switched = switch_approval(session.approval, args, session.resources.cwd)
+        if isinstance(switched, str):
+            await self.show_error(switched)
+            return
+        self.refresh_footer()
+        self.notify(switched.message(), markup=False)
 
     async def action_settings(self, args: str = "") -> None:
         themes = theme_menu(self.app.available_themes)

@@ -24,11 +24,15 @@ from textual.widgets.data_table import RowDoesNotExist
 
 from pi_tui.tui.screens.recompact_dialog import RecompactDialog
 from pi_tui.tui.timeline_view import TIMELINE_COLUMNS, CompactionDetailData, NextCompaction, TimelineRow
-from pi_tui.tui.widgets.compaction_detail import TAB_NEXT, CompactionDetail
+from pi_tui.tui.widgets.compaction_detail import TAB_AUDIT, TAB_DIFF, TAB_NEXT, TAB_SUMMARY, CompactionDetail
 from pi_tui.tui.widgets.fitted_table import FittedTable
 
 SHRINKABLE = (("model", 8), ("reason", 6))
 """The selected compaction's detail, right below the table, names its model and reason in full."""
+
+
+TAB_KEYS = Binding.Group("Tabs")
+"""The tab keys `s` `d` `a` `n` share one footer label."""
 
 
 class CompactionTimeline(Vertical):
@@ -47,6 +51,15 @@ class CompactionTimeline(Vertical):
         Binding("r", "restore", "Restore", tooltip="Continue from just before this compaction"),
         Binding("c", "recompact", "Re-compact", tooltip="Compact the same span again, with instructions"),
         Binding("v", "preview", "Preview", tooltip="Preview the next compaction"),
+        # One key a tab, from wherever the keyboard is in the pane (the table or the detail), so the
+        # tabs need no mouse and no tabbing through the tab strip. One footer label for the four (the
+        # tab strip names them in key order), so they fit beside the pane's other keys at 80 columns.
+        Binding("s", f"tab('{TAB_SUMMARY}')", "Summary", tooltip="Show the Summary tab", group=TAB_KEYS),
+        Binding("d", f"tab('{TAB_DIFF}')", "Diff", tooltip="Show the Diff tab", group=TAB_KEYS),
+        Binding("a", f"tab('{TAB_AUDIT}')", "Audit", tooltip="Show the Audit tab", group=TAB_KEYS),
+        Binding(
+            "n", f"tab('{TAB_NEXT}')", "Next", tooltip="Show the Next tab (a fresh preview)", group=TAB_KEYS
+        ),
     ]
 
     @dataclass
@@ -154,6 +167,12 @@ class CompactionTimeline(Vertical):
             return None
         value = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         return value if isinstance(value, str) else None
+
+    def action_tab(self, tab_id: str) -> None:
+        if tab_id == TAB_NEXT:
+            self.action_preview()  # the Next tab is the preview: fresh, as v shows it
+        else:
+            self.detail.show_tab(tab_id)
 
     def action_restore(self) -> None:
         compaction_id = self._cursor_id()

@@ -34,6 +34,9 @@ class FooterData:
     demo: bool = False
     context_estimated: bool = False
     """`context_tokens` is an estimate (shown with `~`): pi shows `?` there, after a compaction."""
+    approval: str = "off"
+    """The approval mode (`/approval`, F5), shown before the model while calls ask first; off (the
+    default) shows nothing, as Claude Code shows its mode only when it is not the default."""
 
 
 class StatusFooter(Vertical):
@@ -94,6 +97,8 @@ class StatusFooter(Vertical):
         context.set_class(WARN_PERCENT < percent <= ERROR_PERCENT, "-warn")
         context.set_class(percent > ERROR_PERCENT, "-error")
         model = data.model or "no model"
+        if data.approval != "off":
+            model = f"approval {data.approval} • {model}"
         if data.thinking:
             model += f" • {data.thinking}"
         self.query_one("#footer-where", Static).update(where)
