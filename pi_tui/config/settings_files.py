@@ -281,6 +281,8 @@ def _approval_keys(user: Mapping[str, Any], project: Mapping[str, Any], cwd: Pat
     kept = user.get(APPROVAL_BY_PROJECT_KEY, {})
     user_mode = approval_mode(kept.get(project_key(cwd), user.get("approval")))
     mode = stricter(user_mode, approval_mode(project.get("approval")))
+    if mode == "off" and "approval" not in user and "approval" not in project and not kept:
+        return {}  # nothing set: the settings' own default stands
     return {"approval": mode, APPROVAL_BY_PROJECT_KEY: kept}
 
 
