@@ -158,6 +158,8 @@ def test_the_demo_plays_to_the_end_and_quits(
             interval=0.25,
         )
         assert process.poll() is None, bytes(screen[-2000:]).decode(errors="replace")
+        [greet] = (tmp_path / "tmp").glob("pi-tui-demo-*/greeter/greet.py")
+        assert 'return f"Hello, {name}!"' in greet.read_text()  # the demo's edit, made by its tools
         os.write(our_end, CTRL_Q)
         code = process.wait(timeout=60)
     finally:
@@ -166,5 +168,4 @@ def test_the_demo_plays_to_the_end_and_quits(
             process.wait()
 
     assert code == 0, bytes(screen[-2000:]).decode(errors="replace")
-    [greet] = (tmp_path / "tmp").glob("pi-tui-demo-*/greeter/greet.py")
-    assert 'return f"Hello, {name}!"' in greet.read_text()  # the demo's edit, made by its tools
+    assert list((tmp_path / "tmp").glob("pi-tui-demo-*")) == []  # the throwaway project went with the demo

@@ -37,11 +37,17 @@ from pi_tui.context.accounting.record_log import RecordLog
 from pi_tui.context.compaction.preview import CompactionPreview
 from pi_tui.context.system_prompt import SystemPrompt
 from pi_tui.session_file.context_rebuild import path_context
-from pi_tui.session_file.entries import CompactionEntry, CustomEntry, SessionEntry
+from pi_tui.session_file.entries import (
+    REQUEST_TOKENS_AFTER_KEY,
+    REQUEST_TOKENS_BEFORE_KEY,
+    CompactionEntry,
+    CustomEntry,
+    SessionEntry,
+)
 from pi_tui.session_file.store import SessionStore
 
-BEFORE_KEY = "requestTokensBefore"
-AFTER_KEY = "requestTokensAfter"
+BEFORE_KEY = REQUEST_TOKENS_BEFORE_KEY
+AFTER_KEY = REQUEST_TOKENS_AFTER_KEY
 SizeSource: TypeAlias = Literal["estimate", "reported"]
 
 
@@ -171,7 +177,7 @@ def shown_size(records: RequestRecords, entry: CompactionEntry) -> ShownSize:
     before, after = details.get(BEFORE_KEY), details.get(AFTER_KEY)
     reported = reported_after(records, entry)
     if reported is not None:
-        return ShownSize(before if isinstance(before, int) else entry.tokens_before, reported, "reported")
+        return ShownSize(entry.request_tokens_before, reported, "reported")
     if isinstance(before, int) and isinstance(after, int):
         return ShownSize(before, after, "estimate")
     return ShownSize(entry.tokens_before, None, None)

@@ -7,6 +7,9 @@ automatic compaction that splits a turn, and one reply fails with a 503 to show 
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,6 +126,14 @@ def _replies() -> list[ScriptedReply]:
             for _ in range(20)
         ],
     ]
+
+
+def demo_folder() -> Path:
+    """A new folder for one demo, removed when pi-tui exits: the demo's 200,000-line command output and
+    its session left about 1.4 MB in the temporary folder per run (issue #27 item 13)."""
+    folder = Path(tempfile.mkdtemp(prefix="pi-tui-demo-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def create_demo(base: Path) -> Demo:

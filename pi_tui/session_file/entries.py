@@ -35,6 +35,9 @@ from pi_tui.ai.messages import (
 )
 
 CURRENT_SESSION_VERSION = 3
+REQUEST_TOKENS_BEFORE_KEY = "requestTokensBefore"
+REQUEST_TOKENS_AFTER_KEY = "requestTokensAfter"
+"""pi-tui's keys in a compaction's `details`: the whole request's size around the cut (docs/compaction.md)."""
 
 
 class SessionHeader(PiModel):
@@ -84,6 +87,14 @@ class CompactionEntry(EntryBase):
     from_hook: bool | None = omitted()
     system_message: SystemMessage | None = omitted()
     """pi 1.6: the prompt sections and tools at the cut; it replaces the system messages before it."""
+
+    @property
+    def request_tokens_before(self) -> int:
+        """The whole request's size before the cut, as pi-tui measures it (`details`); pi's own
+        `tokensBefore` counts what its estimate counts, so a file pi-tui did not write falls back to it."""
+        details = self.details if isinstance(self.details, dict) else {}
+        before = details.get(REQUEST_TOKENS_BEFORE_KEY)
+        return before if isinstance(before, int) and not isinstance(before, bool) else self.tokens_before
 
 
 class BranchSummaryEntry(EntryBase):

@@ -69,7 +69,7 @@ def describe(entry: SessionEntry) -> str:
             return "system: " + _checkpoint_text(message)
         return message.role
     if isinstance(entry, CompactionEntry):
-        return f"compaction ({entry.tokens_before:,} tokens summarised)"
+        return f"compaction (context {entry.request_tokens_before:,} tokens before)"
     if isinstance(entry, BranchSummaryEntry):
         return "branch summary"
     return entry.type.replace("_", " ")

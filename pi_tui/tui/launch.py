@@ -70,13 +70,11 @@ def setup_notice(status: SetupStatus, setup: RuntimeSetup) -> str:
 
 
 def run_demo() -> int:
-    """`pi-tui --demo`: the chat on a scripted session in a throwaway project (kept for inspection)."""
-    import tempfile
-
-    from pi_tui.session.demo import create_demo
+    """`pi-tui --demo`: the chat on a scripted session in a throwaway project (removed when pi-tui exits)."""
+    from pi_tui.session.demo import create_demo, demo_folder
     from pi_tui.tui.app import PiTuiApp
 
-    demo = create_demo(Path(tempfile.mkdtemp(prefix="pi-tui-demo-")))
+    demo = create_demo(demo_folder())
     app = PiTuiApp(
         cwd=demo.project,
         session_root=sessions_root(),

@@ -152,6 +152,31 @@ async def test_tool_calls_run_and_their_results_are_sent_back(
     assert roles == ["system", "user", "assistant", "toolResult", "assistant"]
 
 
+def bash_call_reply(command: str) -> StreamReply:
+    arguments = json.dumps({"command": command})
+    return StreamReply(
+        [
+            chunk(tool_calls=[tool_call_delta(0, call_id="call_1", name="bash", arguments=arguments)]),
+            chunk(finish_reason="tool_calls"),
+            chunk(no_choices=True, usage=usage(100, 10)),
+        ]
+    )
+
+
+async def test_a_failed_tool_call_is_named_on_stderr_and_the_run_still_succeeds(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """The model saw the failure and answered, so the run succeeds; stderr says which call failed
+    (issue #27 item 13: nothing did)."""
+    openai_server.enqueue(bash_call_reply("echo broken >&2; exit 3"), text_reply("It failed."))
+
+    code, out, err = await run_cli("-p", "run it", *endpoint(openai_server), cwd=tmp_path)
+
+    assert (code, out) == (0, "It failed.\n"), err
+    [line] = [line for line in err.splitlines() if "tool bash" in line]
+    assert line == "pi-tui: tool bash failed: broken"
+
+
 async def test_server_error_goes_to_stderr_with_exit_1(openai_server: OpenAIServer, tmp_path: Path) -> None:
     openai_server.enqueue(ErrorReply(401, {"error": {"message": "Incorrect API key provided"}}))
 

@@ -8,8 +8,16 @@ from pathlib import Path
 import pytest
 
 from pi_tui.ai.messages import AssistantMessage, TextContent, UserMessage
+from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.store import SessionStore
-from pi_tui.session_file.tree_listing import TreeLine, next_filter, set_label, tree_line_text, tree_lines
+from pi_tui.session_file.tree_listing import (
+    TreeLine,
+    describe,
+    next_filter,
+    set_label,
+    tree_line_text,
+    tree_lines,
+)
 
 
 def conversation(tmp_path: Path) -> SessionStore:
@@ -41,6 +49,30 @@ def test_a_line_is_drawn_with_its_depth_fork_marker_and_label() -> None:
     line = TreeLine("a1b2c3d4", 2, "user: hello", "start", False, True, True)
     assert tree_line_text(line) == "    ├ • user: hello  [start]"
     assert tree_line_text(TreeLine("e", 0, "assistant: hi", None, True, True, False)) == "● assistant: hi"
+
+
+def compaction(tokens_before: int, details: object = None) -> CompactionEntry:
+    return CompactionEntry(
+        id="c1",
+        parent_id=None,
+        timestamp="2026-01-01T00:00:00.000Z",
+        summary="s",
+        first_kept_entry_id="k",
+        tokens_before=tokens_before,
+        details=details,
+    )
+
+
+def test_a_compaction_is_labelled_with_the_context_it_started_from_not_a_summarised_count() -> None:
+    """A compaction that summarised nothing was labelled "9,522 tokens summarised" (issue #27 item 4);
+    the tree names the figure the restore dialog and the Compactions pane show: the request before."""
+    measured = compaction(9_522, {"requestTokensBefore": 10_227, "requestTokensAfter": 1_609})
+    assert describe(measured) == "compaction (context 10,227 tokens before)"
+    assert describe(compaction(9_522)) == "compaction (context 9,522 tokens before)"  # pi's own file
+    assert (
+        describe(compaction(9_522, {"requestTokensBefore": True}))
+        == "compaction (context 9,522 tokens before)"
+    )
 
 
 def test_set_label_refuses_unknown_entries_and_blank_removes(tmp_path: Path) -> None:

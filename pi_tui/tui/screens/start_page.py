@@ -77,11 +77,9 @@ class StartScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="demo", exit_on_error=False)
     def _start_demo(self) -> None:
-        import tempfile
+        from pi_tui.session.demo import create_demo, demo_folder
 
-        from pi_tui.session.demo import create_demo
-
-        demo = create_demo(Path(tempfile.mkdtemp(prefix="pi-tui-demo-")))
+        demo = create_demo(demo_folder())
         deliver(self, self.post_message, self.DemoReady(demo))
 
     def action_toggle_all(self) -> None:
