@@ -31,7 +31,7 @@ from pi_tui.context.cache_policy import (
     cache_settings_json,
     cache_settings_line,
 )
-from pi_tui.modes.request_preview import show_next_request
+from pi_tui.modes.request_preview import preview_session, show_next_request
 from pi_tui.modes.session_command_support import report_file_problems
 from pi_tui.session.branch_run_model import branch_model
 from pi_tui.session.context_edits import EditAction, apply_context_edit, plan_context_edit
@@ -312,7 +312,13 @@ def run_context_command(argv: list[str]) -> int:
         sys.stderr.write(f"pi-tui: {problem}\n")
     cache = InspectorCache()
     data = build_inspector_data(
-        store, loaded.settings, model, leaf_id=options.leaf, record_limit=max(0, options.records), cache=cache
+        store,
+        loaded.settings,
+        model,
+        leaf_id=options.leaf,
+        record_limit=max(0, options.records),
+        cache=cache,
+        current_prefix=lambda: preview_session(store, model).measure_prefix(),
     )
     if data.geometry.reserve_note is not None:
         notes.append(data.geometry.reserve_note)

@@ -14,16 +14,21 @@ from pi_tui.session_file.store import SessionStore
 PREVIEW_ONLY = "previewing the next request"
 
 
+def preview_session(store: SessionStore, model: ModelConfig | None) -> AgentSession:
+    """A session over `store` that only looks: what it would send next, never written."""
+    # Looking must not write: a session opened for its first turn would otherwise record its settings.
+    store.read_only_reason = store.read_only_reason or PREVIEW_ONLY
+    services = AgentSessionServices.for_cwd(store.cwd)
+    return AgentSession(SessionConfig(store=store, resources=services.resources, model=model))
+
+
 def show_next_request(
     store: SessionStore, model: ModelConfig | None, prompt: str | None, *, as_json: bool
 ) -> int:
     if model is None:
         sys.stderr.write("pi-tui context: no model recorded on this branch: no request to show\n")
         return 1
-    # Looking must not write: a session opened for its first turn would otherwise record its settings.
-    store.read_only_reason = store.read_only_reason or PREVIEW_ONLY
-    services = AgentSessionServices.for_cwd(store.cwd)
-    session = AgentSession(SessionConfig(store=store, resources=services.resources, model=model))
+    session = preview_session(store, model)
     preview = next_request(session, prompt)
     assert preview is not None
     url = model.base_url.rstrip("/") + preview.path

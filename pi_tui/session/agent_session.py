@@ -48,6 +48,14 @@ from pi_tui.session.cache_warmer import CacheWarmer, WarmingClock
 from pi_tui.session.compaction_ops import CompactionOutcome, RestoreOutcome
 from pi_tui.session.context_edits import EditAction, EditPreview, apply_context_edit, plan_context_edit
 from pi_tui.session.failure_recovery import FailureRecovery
+from pi_tui.session.inspector import (
+    DEFAULT_RECORDS,
+    InspectorCache,
+    InspectorData,
+    PrefixMeasure,
+    build_inspector_data,
+    measure_prefix,
+)
 from pi_tui.session.open_checks import continue_refusal
 from pi_tui.session.provider_calls import ProviderCalls
 from pi_tui.session.queued_texts import QueuedTexts, QueueKind
@@ -478,6 +486,32 @@ class AgentSession(SessionControls):
 
     async def wait_for_idle(self) -> None:
         await self.agent.wait_for_idle()
+
+    def inspector_data(
+        self,
+        cache: InspectorCache | None = None,
+        *,
+        leaf_id: str | None = None,
+        record_limit: int = DEFAULT_RECORDS,
+        with_boundary: bool = True,
+    ) -> InspectorData:
+        """What the Context pane, the footer and `pi-tui context` show for this session's branch (one
+        function, so they agree); the prefix is measured from the prompt and tools before any request
+        recorded one."""
+        return build_inspector_data(
+            self.store,
+            self.resources.settings,
+            self.model,
+            leaf_id=leaf_id,
+            record_limit=record_limit,
+            with_boundary=with_boundary,
+            cache=cache,
+            current_prefix=self.measure_prefix,
+        )
+
+    def measure_prefix(self) -> PrefixMeasure:
+        """The static prefix (system prompt parts and tool schemas) the next request would carry."""
+        return measure_prefix(self.system_prompt, [tool.spec() for tool in self.active_tools])
 
     def session_stats(self) -> SessionStats:
         """`/session`: counts and usage of the current context."""

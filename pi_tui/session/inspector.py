@@ -9,7 +9,7 @@ once). A session without request records (pi's own files) still gets everything 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -154,9 +154,13 @@ def build_inspector_data(
     boundary_fn: BoundaryFn | None = None,
     with_boundary: bool = True,
     cache: InspectorCache | None = None,
+    current_prefix: Callable[[], PrefixMeasure] | None = None,
 ) -> InspectorData:
     """Everything the inspector shows for `leaf_id` (default: the store's leaf). `model` gives the
-    window (None: usage unknown, window 0). `prefix` defaults to the latest turn record's prefix."""
+    window (None: usage unknown, window 0). `prefix` defaults to the latest turn record's prefix, then,
+    before any reply reported usage, to `current_prefix()`: the prompt and tools the session would send,
+    known before anything is sent. A branch with reports but no records (pi's files) keeps the prefix
+    its reports imply: what was sent then, which today's prompt may not be."""
     state = cache if cache is not None else InspectorCache()
     leaf = leaf_id if leaf_id is not None else store.leaf_id
     state.sync(store, leaf)
@@ -164,12 +168,14 @@ def build_inspector_data(
     views = _record_views(state, record_limit)
     turns = state.records.newest_turns(lambda entry_id: ledger.position(entry_id) is not None, LOOKBACK + 1)
     latest_turn = turns[-1] if turns else None
-    if prefix is None and latest_turn is not None:
-        prefix = _record_prefix(latest_turn)
-    if boundary_fn is None and with_boundary:
-        boundary_fn = _ledger_boundary(ledger, state.boundary)
     window = model.context_window if model is not None else 0
     usage = ledger.context_usage(window)
+    if prefix is None and latest_turn is not None:
+        prefix = _record_prefix(latest_turn)
+    elif prefix is None and current_prefix is not None and (usage is None or usage.source != "usage"):
+        prefix = current_prefix()
+    if boundary_fn is None and with_boundary:
+        boundary_fn = _ledger_boundary(ledger, state.boundary)
     geometry = budget_geometry(
         ledger,
         context_window=window,

@@ -1,25 +1,26 @@
 """The context figure the footer shows, counted off the UI thread.
 
-It is pi's `getContextUsage()`, but where pi shows `?` (after a compaction, until a reply reports usage)
-the Context pane's estimate of the whole request is shown instead, marked as an estimate.
+It is the Context pane's figure for the whole request (`BudgetGeometry.used_tokens`), from the same
+function: pi's `getContextUsage()` adds the messages after the last report at tiktoken's raw count while
+the pane corrects them by the session's measured calibration, so one screen showed 17.9% in the footer
+and 17.5% in the pane (issue #27 item 4). Marked as an estimate (`~`) where no reply has reported usage
+for this context yet (pi shows `?` there, after a compaction).
 """
 
 from __future__ import annotations
 
 import threading
 
-from pi_tui.context.accounting.ledger import BranchLedger
 from pi_tui.session.agent_session import AgentSession
-from pi_tui.session.inspector import InspectorCache, build_inspector_data
+from pi_tui.session.inspector import InspectorCache
 
 
 class FooterContext:
     def __init__(self) -> None:
-        self._ledger = BranchLedger()
         self._estimates = InspectorCache()
-        """Follows the branch as the Context pane's does, for the estimate (only read where pi's is `?`)."""
+        """Follows the branch as the Context pane's does, reusing the per-entry counts."""
         self._lock = threading.Lock()
-        """Both are fed in a worker thread; a worker cancelled by a newer one may still be running."""
+        """Fed in a worker thread; a worker cancelled by a newer one may still be running."""
         self.tokens: int | None = None
         """The last count shown (None until the first count, or without a context window)."""
         self.estimated = False
@@ -27,23 +28,18 @@ class FooterContext:
     def reset(self) -> None:
         """Another session: nothing counted yet."""
         with self._lock:
-            self._ledger, self._estimates = BranchLedger(), InspectorCache()
+            self._estimates = InspectorCache()
         self.tokens, self.estimated = None, False
 
     def count(self, session: AgentSession) -> tuple[int | None, bool]:
         """(tokens, estimated) for the session's branch now; in a worker thread (the first count loads
         the tokenizer and counts every message, later ones reuse the per-entry counts)."""
         model = session.model
-        settings = session.resources.settings
+        if model is None or model.context_window <= 0:
+            return None, False
         with self._lock:
-            self._ledger.reset(session.store.get_branch())
-            usage = self._ledger.context_usage(model.context_window if model else 0)
-            if usage is None or usage.tokens is not None:
-                return (usage.tokens if usage is not None else None), False
-            data = build_inspector_data(
-                session.store, settings, model, record_limit=0, with_boundary=False, cache=self._estimates
-            )
-        return data.geometry.used_tokens, True
+            data = session.inspector_data(self._estimates, record_limit=0, with_boundary=False)
+        return data.geometry.used_tokens, data.geometry.used_source != "usage"
 
     def update(self, tokens: int | None, estimated: bool) -> bool:
         """Keep a newer count; True when it differs from the one shown."""

@@ -23,6 +23,7 @@ from tests.support.openai_server import (
     ErrorReply,
     OpenAIServer,
     StreamReply,
+    bash_call_reply,
     chunk,
     text_reply,
     tool_call_delta,
@@ -150,17 +151,6 @@ async def test_tool_calls_run_and_their_results_are_sent_back(
     [file] = session_files(tmp_path)
     roles = [message.role for message in SessionStore.open(file).build_context().messages]
     assert roles == ["system", "user", "assistant", "toolResult", "assistant"]
-
-
-def bash_call_reply(command: str) -> StreamReply:
-    arguments = json.dumps({"command": command})
-    return StreamReply(
-        [
-            chunk(tool_calls=[tool_call_delta(0, call_id="call_1", name="bash", arguments=arguments)]),
-            chunk(finish_reason="tool_calls"),
-            chunk(no_choices=True, usage=usage(100, 10)),
-        ]
-    )
 
 
 async def test_a_failed_tool_call_is_named_on_stderr_and_the_run_still_succeeds(

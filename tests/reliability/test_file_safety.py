@@ -16,7 +16,7 @@ from pi_tui.ai.messages import ToolResultMessage
 from pi_tui.session_file.entries import MessageEntry
 from pi_tui.session_file.store import SessionStore
 from tests.support.cli_process import configure_model, run_pi_tui
-from tests.support.openai_server import OpenAIServer, StreamReply, chunk, text_reply, tool_call_delta, usage
+from tests.support.openai_server import OpenAIServer, bash_call_reply, text_reply
 from tests.support.session_files import HEADER_ID, assistant, header, user, write_jsonl
 
 
@@ -32,17 +32,6 @@ def folder_with_mode(folder: Path, folder_mode: int) -> Path:
 
 def project_with_mode(tmp_path: Path, folder_mode: int) -> Path:
     return folder_with_mode(tmp_path / "project", folder_mode)
-
-
-def bash_call(command: str) -> StreamReply:
-    arguments = json.dumps({"command": command})
-    return StreamReply(
-        [
-            chunk(tool_calls=[tool_call_delta(0, call_id="call_1", name="bash", arguments=arguments)]),
-            chunk(finish_reason="tool_calls"),
-            chunk(no_choices=True, usage=usage(500, 20)),
-        ]
-    )
 
 
 def existing_session(project: Path) -> Path:
@@ -105,7 +94,7 @@ async def test_a_linked_spill_folder_is_not_written_through(
     elsewhere = folder_with_mode(tmp_path / "elsewhere", 0o755)
     (project / "spill").mkdir()
     (project / "spill" / HEADER_ID).symlink_to(elsewhere, target_is_directory=True)
-    openai_server.enqueue(bash_call("seq 1 200"), text_reply("done"))
+    openai_server.enqueue(bash_call_reply("seq 1 200"), text_reply("done"))
 
     run = await run_pi_tui("-p", "--session", str(session), "count", *model, cwd=project)
 

@@ -374,6 +374,18 @@ def text_reply(text: str, *, pieces: int = 3, finish_reason: str = "stop") -> St
     return StreamReply(chunks)
 
 
+def bash_call_reply(command: str, *, call_id: str = "call_1") -> StreamReply:
+    """One bash tool call asking for `command`, then the finish and usage chunks."""
+    arguments = json.dumps({"command": command})
+    return StreamReply(
+        [
+            chunk(tool_calls=[tool_call_delta(0, call_id=call_id, name="bash", arguments=arguments)]),
+            chunk(finish_reason="tool_calls"),
+            chunk(no_choices=True, usage=usage(500, 20)),
+        ]
+    )
+
+
 def tool_call_delta(
     index: int, *, call_id: str | None = None, name: str | None = None, arguments: str = ""
 ) -> dict[str, Any]:

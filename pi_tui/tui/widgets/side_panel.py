@@ -33,7 +33,7 @@ from pi_tui.context.compaction.pins import Pin
 from pi_tui.session.compaction_ops import PreviewBasis
 from pi_tui.session.compaction_pins import pin_text, unpin
 from pi_tui.session.context_edits import EditAction, default_note, is_edited, tool_result_entry_id
-from pi_tui.session.inspector import InspectorCache, build_inspector_data
+from pi_tui.session.inspector import InspectorCache
 from pi_tui.session.restore_hold import restore_cost
 from pi_tui.session.session_events import AnyEvent
 from pi_tui.session_file.context_rebuild import entry_message
@@ -243,8 +243,7 @@ class SidePanel(Vertical):
         session = self.session
         cache, lock = self._inspector_cache, self._inspector_lock
         with lock:
-            settings = session.resources.settings
-            data = build_inspector_data(session.store, settings, session.model, cache=cache)
+            data = session.inspector_data(cache)
             context = session.store.build_context()
             texts = segment_texts(
                 session.system_prompt,
