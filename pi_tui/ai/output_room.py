@@ -5,6 +5,11 @@ when the context leaves less room: the window minus the input estimate minus a s
 tokens or 15% of the input, whichever is larger. When that leaves under 32,768 tokens the margin shrinks to
 the 4,096, up to 32,768 tokens of output; never less than one token.
 
+One deliberate difference (docs/pi-compatibility.md): the fixed margin is at most a sixth of the window,
+so it is pi's 4,096 from a 24,576-token window up and smaller below. pi's 4,096 on an 8,192-token window
+left a context of 4,100 tokens one output token: every reply on a small local model was cut off at half
+the window, long before compaction could help.
+
 The input estimate is pi 1.6's `estimateContextTokens`: the usage the last valid reply reported, plus
 3.5 characters a token (UTF-16 code units, as JavaScript counts them; an image 4,800 characters) for every
 message after it; without such a reply, every message, the system prompt and the tool declarations (pi's
@@ -33,6 +38,8 @@ IMAGE_CHARS = 4800
 CONTEXT_SAFETY_TOKENS = 4096
 CONTEXT_SAFETY_RATIO = 0.15
 MIN_OUTPUT_WITH_RATIO_MARGIN = 32_768
+SMALL_WINDOW_MARGIN_SHARE = 6
+"""Below 6 × 4,096 = 24,576 tokens the fixed margin is window / 6 (pi-tui's difference)."""
 
 
 def _js_len(text: str) -> int:
@@ -96,6 +103,11 @@ def estimated_input_tokens(context: LlmContext) -> int:
     return prompt + sum(_message_tokens(message) for message in messages)
 
 
+def safety_margin(window: int) -> int:
+    """The fixed part of the margin: pi's 4,096, at most a sixth of a small window."""
+    return min(CONTEXT_SAFETY_TOKENS, window // SMALL_WINDOW_MARGIN_SHARE)
+
+
 def output_tokens(model: ModelConfig, context: LlmContext, requested: int | None = None) -> int:
     """The output cap a request for `context` carries (`requested`: the call's own, else the model's)."""
     wanted = requested or model.max_tokens
@@ -103,7 +115,8 @@ def output_tokens(model: ModelConfig, context: LlmContext, requested: int | None
     if window <= 0:
         return max(1, wanted)
     used = estimated_input_tokens(context)
-    room = window - used - max(CONTEXT_SAFETY_TOKENS, math.ceil(used * CONTEXT_SAFETY_RATIO))
+    margin = safety_margin(window)
+    room = window - used - max(margin, math.ceil(used * CONTEXT_SAFETY_RATIO))
     if room < MIN_OUTPUT_WITH_RATIO_MARGIN:
-        room = min(MIN_OUTPUT_WITH_RATIO_MARGIN, window - used - CONTEXT_SAFETY_TOKENS)
+        room = min(MIN_OUTPUT_WITH_RATIO_MARGIN, window - used - margin)
     return min(wanted, max(1, room))

@@ -52,3 +52,14 @@ def test_a_full_context_still_asks_for_one_token_and_responses_for_sixteen() -> 
     assert output_tokens(MODEL, full) == 1
     responses = MODEL.model_copy(update={"api": "openai-responses"})
     assert build_responses_request(responses, full, StreamOptions()).body["max_output_tokens"] == 16
+
+
+def test_a_small_window_keeps_a_sixth_of_itself_as_margin_not_pis_4096() -> None:
+    """pi 1.6 keeps 4,096 tokens whatever the window: on an 8,192-token window a context of 4,100 tokens
+    could ask for one output token (pi-tui's documented difference; from 24,576 tokens up it is pi's)."""
+    small = MODEL.model_copy(update={"context_window": 8_192, "max_tokens": 4_096})
+    context = LlmContext("", [user("hi"), answered(4_100), user("more", timestamp=3)])
+    used = estimated_input_tokens(context)
+    assert output_tokens(small, context) == 8_192 - used - 1_365
+    at_pis_size = MODEL.model_copy(update={"context_window": 24_576, "max_tokens": 24_576})
+    assert output_tokens(at_pis_size, context) == 24_576 - used - 4_096
