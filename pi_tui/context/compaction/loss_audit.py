@@ -258,6 +258,8 @@ def _last_distinct(items: Sequence[str], limit: int) -> list[str]:
 def output_items(text: str, *, errors: bool = True) -> tuple[list[str], list[str]]:
     """The error lines and numbers of one tool result or command output worth auditing, at most
     `MAX_ITEMS_PER_OUTPUT` together; see the module docstring for what bulk output leaves out."""
+    if "\x1b" in text:  # colour codes would hide an `error:` label
+        text = _TERMINAL_ESCAPE.sub("", text)
     has_errors = errors and bool(_ERROR_HINT.search(text))
     if not has_errors and not _NUMBER.search(text) and not any(hint in text for hint in _PORT_HINTS):
         return [], []
