@@ -22,10 +22,11 @@ Deterministic and cheap: regular expressions over the span's messages, no model 
 Noise is left out: an error line without a word of three letters (a test runner's `F.` progress line), a
 percentage inside brackets (a progress bar's `[100%]`) and a measured duration with a fraction (`0.63s`,
 `12.5 ms`: how long a run took, which no summary needs to keep). Bulk output does not flood the audit: of
-one tool result or `!cmd` output, lines that repeat with only their numbers changed (`tick 1`, `tick 2`,
-a progress log, the lines of `seq`) give no numbers and at most one error line, numbers are not taken
-from error lines (the error carries them), and at most `MAX_ITEMS_PER_OUTPUT` items are taken, errors
-first and the last ones first (the final error and the exit code come last).
+one tool result or `!cmd` output, lines differing only in their non-zero numbers give one error line
+(the last: a retry loop's `attempt 3: connection refused`) and, when `REPEATED_LINE` or more of them
+(`tick 1`, `tick 2`, a progress log, the lines of `seq`), no numbers; numbers are not taken from error
+lines (the error carries them); at most `MAX_ITEMS_PER_OUTPUT` items are taken, errors first and the
+last ones first (the final error and the exit code come last).
 
 An item's text is one line: control characters (newlines, tabs, terminal escapes) become single spaces
 and it is cut to `MAX_ITEM_CHARS` with an ellipsis, so the tables listing items stay aligned; whether it
@@ -68,7 +69,7 @@ MAX_ITEM_CHARS = 120
 MAX_ITEMS_PER_OUTPUT = 4
 """Items taken from one tool result or `!cmd` output: a few facts, not the bulk of a listing or a log."""
 REPEATED_LINE = 3
-"""A line whose shape (digits aside) occurs this often in one output is a template, not a fact."""
+"""A line whose shape (non-zero numbers aside) occurs this often in one output is a template, not a fact."""
 MAX_SCANNED_CHARS = 1_000_000
 """About 250k tokens, more than any summarised span that fits a model's window: older text of a
 larger (imported, never compacted) span is not read, which keeps the audit well under a second."""
@@ -89,13 +90,13 @@ _PATH = re.compile(
     re.IGNORECASE,
 )
 _PATH_EXTENSION = re.compile(r"\.(?:" + _EXTENSIONS + r")$", re.IGNORECASE)
-# A cheap pre-filter (a text without any of these words has no error line), then the line tests.
-_ERROR_HINT = re.compile(
-    r"error|exception|traceback|fail|fatal|panic|critical|err!|interrupt|exit|timed out|segmentation fault|"
-    r"dumped|cannot|can't|could not|couldn't|unable|no such|not found|denied|directory|refused|invalid|"
-    r"unrecognized|unknown|missing",
-    re.IGNORECASE,
-)
+# A cheap pre-filter (a text holding none of these, lower-cased, has no error line; substring tests
+# are far faster than one case-blind regular expression over a megabyte), then the line tests.
+_ERROR_HINTS = (
+    "error", "exception", "traceback", "fail", "fatal", "panic", "critical", "err!", "interrupt", "exit",
+    "timed out", "segmentation fault", "dumped", "cannot", "can't", "could not", "couldn't", "unable",
+    "no such", "not found", "denied", "directory", "refused", "invalid", "unrecognized", "unknown", "missing",
+)  # fmt: skip
 _ERROR_LINE = re.compile(
     r"^Traceback \(most recent call last\)"
     r"|\b[A-Za-z_][\w.]*(?:Error|Exception)(?::|$)"  # ValueError: bad, java.lang.NullPointerException
@@ -114,14 +115,16 @@ _ERROR_LINE = re.compile(
 _EXIT_CODE = re.compile(r"\bexit(?:ed|s)?(?: with)?(?: code| status)\W*(\d+)\b", re.IGNORECASE)
 BASH_STATUS_PREFIXES = ("Command exited with code", "Command aborted", "Command timed out")
 """The last line of a failed bash result (see pi_tui/tools/bash.py): the rest is the command's output."""
-_LINE_SHAPE = re.compile(r"\d+")
+_LINE_SHAPE = re.compile(r"[1-9]\d*")
 _UNITS = (
     r"%|(?:[KMGTP]i?B|[kKMGT]|B|bytes?|ms|us|µs|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|"
     r"tokens?|lines?|files?)\b"
 )
-# Numbers start with a digit (so the engine can skip ahead fast); the character before is checked
-# in Python. Ports are looked for only in texts that mention one of their words.
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)? ?(?:" + _UNITS + r")")
+# Numbers start with a digit (so the engine can skip ahead fast) that follows none (so a run of digits
+# is tried once, not from each of its digits); the character before is checked in Python. Ports are looked for only in texts that mention one of their words.
+_NUMBER = re.compile(r"(?<!\d)\d+(?:[.,]\d+)? ?(?:" + _UNITS + r")")
+_NUMBER_HINT = re.compile(r"[0-9][ %A-Za-zµ]")
+"""What every number with a unit holds: a digit followed by a space, `%` or a letter (a cheaper test)."""
 _PORT = re.compile(r"\b(?i:port)\s+\d{2,5}\b|\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d{2,5}\b")
 _PORT_HINTS = ("port", "Port", "PORT", "localhost", "127.0.0.1", "0.0.0.0")
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -234,14 +237,15 @@ def is_error_line(line: str) -> bool:
     return bool(_ERROR_LINE.search(line)) and is_meaningful_error(line)
 
 
+def _may_hold_errors(text: str) -> bool:
+    lowered = text.lower()
+    return any(hint in lowered for hint in _ERROR_HINTS)
+
+
 def error_lines(text: str) -> list[str]:
-    if not _ERROR_HINT.search(text):
+    if not _may_hold_errors(text):
         return []
     return [line for line in (raw.strip() for raw in text.splitlines()) if line and is_error_line(line)]
-
-
-def _shape(line: str) -> str:
-    return _LINE_SHAPE.sub("#", line)
 
 
 def _last_distinct(items: Sequence[str], limit: int) -> list[str]:
@@ -260,31 +264,32 @@ def output_items(text: str, *, errors: bool = True) -> tuple[list[str], list[str
     `MAX_ITEMS_PER_OUTPUT` together; see the module docstring for what bulk output leaves out."""
     if "\x1b" in text:  # colour codes would hide an `error:` label
         text = _TERMINAL_ESCAPE.sub("", text)
-    has_errors = errors and bool(_ERROR_HINT.search(text))
-    if not has_errors and not _NUMBER.search(text) and not any(hint in text for hint in _PORT_HINTS):
+    has_errors = errors and _may_hold_errors(text)
+    if not has_errors and not _NUMBER_HINT.search(text) and not any(hint in text for hint in _PORT_HINTS):
         return [], []
-    error_found: list[str] = []
-    number_lines: list[tuple[str, list[str]]] = []
+    lines: list[tuple[str, str]] = []  # (line, shape)
+    shapes: Counter[str] = Counter()
+    erring: dict[str, bool] = {}  # per shape: lines differing only in non-zero numbers class alike
     for raw in text.splitlines():
         line = raw.strip()
-        if not line:
-            continue
-        if has_errors and is_error_line(line):
-            error_found.append(line)
-        elif numbers := numbers_in(line):
-            number_lines.append((line, numbers))
-    shapes = Counter(_shape(line) for line in error_found)
-    shapes.update(_shape(line) for line, _ in number_lines)
-    repeated = {shape for shape, seen in shapes.items() if seen >= REPEATED_LINE}
+        if line:
+            shape = _LINE_SHAPE.sub("#", line)
+            lines.append((line, shape))
+            shapes[shape] += 1
+            if has_errors and shape not in erring:
+                erring[shape] = is_error_line(line)
+    error_at = {shape: index for index, (_, shape) in enumerate(lines) if erring.get(shape)}
     # a repeated error (a retry loop's `error: connection refused`) is one fact: its last sighting
-    kept_errors: list[str] = []
-    last_of_shape = {_shape(line): index for index, line in enumerate(error_found)}
-    for index, line in enumerate(error_found):
-        if _shape(line) not in repeated or last_of_shape[_shape(line)] == index:
-            kept_errors.append(line)
-    kept_errors = _last_distinct(kept_errors, MAX_ITEMS_PER_OUTPUT)
-    numbers = [number for line, found in number_lines if _shape(line) not in repeated for number in found]
-    return kept_errors, _last_distinct(numbers, MAX_ITEMS_PER_OUTPUT - len(kept_errors))
+    error_found = [line for index, (line, shape) in enumerate(lines) if error_at.get(shape, -1) == index]
+    kept_errors = _last_distinct(error_found, MAX_ITEMS_PER_OUTPUT)
+    room = MAX_ITEMS_PER_OUTPUT - len(kept_errors)
+    numbers: list[str] = []  # newest first until there is no room left
+    for line, shape in reversed(lines):
+        if len(numbers) >= room:
+            break
+        if shapes[shape] < REPEATED_LINE and not erring.get(shape):
+            numbers += [number for number in reversed(numbers_in(line)) if number not in numbers]
+    return kept_errors, numbers[:room][::-1]
 
 
 def one_line(text: str) -> str:
