@@ -103,7 +103,7 @@ _ERROR_LINE = re.compile(
     r"|^(?:FAILED|FAIL|ERROR|FATAL|PANIC)\b"  # pytest's FAILED tests/x.py::test, ERROR collecting
     r"|\*\*\*.*\bError\b"  # make: *** [deploy] Error 2
     r"|^KeyboardInterrupt$|^error\[E\d+\]"  # rustc's error[E0308]: mismatched types
-    r"|(?i:(?:^|[\s:\[(])(?:error|fatal|panic|failed|failure|exception|critical)(?:\]|:|!)"  # src/a.c:3: error:
+    r"|(?i:(?:^|[\s:\[(])(?:error|fatal|panic|failed|failure|exception|critical)(?:\]|:|!)"  # a.c:3: error:
     r"|\berr!"  # npm ERR!
     r"|\b[1-9]\d* (?:failed|errors?|failures?)\b"  # 1 failed, 1 passed
     r"|\b(?<!\b0 )failed(?: to\b|\W*$)"  # failed to open, build failed
@@ -121,7 +121,8 @@ _UNITS = (
     r"tokens?|lines?|files?)\b"
 )
 # Numbers start with a digit (so the engine can skip ahead fast) that follows none (so a run of digits
-# is tried once, not from each of its digits); the character before is checked in Python. Ports are looked for only in texts that mention one of their words.
+# is tried once, not from each of its digits); the character before is checked in Python. Ports are
+# looked for only in texts that mention one of their words.
 _NUMBER = re.compile(r"(?<!\d)\d+(?:[.,]\d+)? ?(?:" + _UNITS + r")")
 _NUMBER_HINT = re.compile(r"[0-9][ %A-Za-zµ]")
 """What every number with a unit holds: a digit followed by a space, `%` or a letter (a cheaper test)."""
@@ -398,7 +399,6 @@ class _Summary:
     def __init__(self, text: str) -> None:
         self.text = text
         self.normal = normalise(text)
-
         self.exit_codes = {match.group(1) for match in _EXIT_CODE.finditer(text)}
 
     def contains(self, item: str) -> bool:

@@ -118,7 +118,9 @@ def _seq_span() -> list[SpanMessage]:
     items = [
         user("u1", "Run seq 1 100000, then copy the fixtures and start the ticker."),
         assistant("a1", "", [("bash", {"command": "seq 1 100000"})]),
-        tool_result("t1", f"{seq_tail}\n\n[Showing lines 98002-100001 of 100001. Full output: /tmp/pi-1.log]"),
+        tool_result(
+            "t1", f"{seq_tail}\n\n[Showing lines 98002-100001 of 100001. Full output: /tmp/pi-1.log]"
+        ),
         assistant("a2", "", [("bash", {"command": "sh copy.sh"})]),
         tool_result("t2", copy_log),
         assistant("a3", "", [("bash", {"command": "sh tick.sh"})]),
@@ -131,7 +133,10 @@ def _seq_span() -> list[SpanMessage]:
 def test_bulk_command_output_does_not_flood_the_audit() -> None:
     """Lines of `seq`, a per-file log and a ticker are no facts: only the commands are audited."""
     audit = audit_span(_seq_span(), "Ran `seq 1 100000` (output truncated) and copied the fixtures.")
-    assert [(item.kind, item.text) for item in audit.missing] == [("command", "sh tick.sh"), ("command", "sh copy.sh")]
+    assert [(item.kind, item.text) for item in audit.missing] == [
+        ("command", "sh tick.sh"),
+        ("command", "sh copy.sh"),
+    ]
     assert audit.counts()["number"]["found"] == 0
     assert audit.counts()["error"]["found"] == 0
 
@@ -169,7 +174,9 @@ def test_an_item_is_one_line_cut_with_an_ellipsis() -> None:
         assistant("a1", "", [("bash", {"command": command})]),
         tool_result("t1", f"\x1b[31mfatal:\x1b[0m disk\tfull\n{long_error}", name="grep"),
     ]
-    audit = audit_span(span_messages(items, 0, 2), f"Ran `for i in 1 2 3; do echo tick $i done`. {long_error}")
+    audit = audit_span(
+        span_messages(items, 0, 2), f"Ran `for i in 1 2 3; do echo tick $i done`. {long_error}"
+    )
     texts = {item.text: item.survives for item in audit.items}
     cut = long_error[: loss_audit.MAX_ITEM_CHARS - 1] + "…"
     assert texts == {"for i in 1 2 3; do echo tick $i done": True, "fatal: disk full": False, cut: True}
@@ -190,7 +197,9 @@ def test_a_line_naming_a_word_or_a_number_is_no_error() -> None:
     span = span_messages([tool_result("t1", "tick 1\ntick 2\n\nCommand aborted", is_error=True)], 0, 1)
     assert [item for item in audit_span(span, "").items if item.kind == "error"] == []
     # a failed edit: its first line is the tool's own error message
-    span = span_messages([tool_result("t1", "Could not find the text in a.py.", name="edit", is_error=True)], 0, 1)
+    span = span_messages(
+        [tool_result("t1", "Could not find the text in a.py.", name="edit", is_error=True)], 0, 1
+    )
     assert [item.text for item in audit_span(span, "").items if item.kind == "error"] == [
         "Could not find the text in a.py."
     ]
