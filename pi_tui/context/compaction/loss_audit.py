@@ -25,8 +25,9 @@ percentage inside brackets (a progress bar's `[100%]`) and a measured duration w
 one tool result or `!cmd` output, lines differing only in their non-zero numbers give one error line
 (the last: a retry loop's `attempt 3: connection refused`) and, when `REPEATED_LINE` or more of them
 (`tick 1`, `tick 2`, a progress log, the lines of `seq`), no numbers; numbers are not taken from error
-lines (the error carries them); at most `MAX_ITEMS_PER_OUTPUT` items are taken, errors first and the
-last ones first (the final error and the exit code come last).
+lines (the error carries them); at most `MAX_ITEMS_PER_OUTPUT` items are taken (of them at most
+`MAX_NUMBERS_PER_OUTPUT` numbers), errors first and the last ones first (the final error and the exit
+code come last).
 
 An item's text is one line: control characters (newlines, tabs, terminal escapes) become single spaces
 and it is cut to `MAX_ITEM_CHARS` with an ellipsis, so the tables listing items stay aligned; whether it
@@ -68,6 +69,8 @@ MAX_ITEM_CHARS = 120
 """An item's text is cut to this (an ellipsis marking the cut), so a table row stays one screen line wide."""
 MAX_ITEMS_PER_OUTPUT = 4
 """Items taken from one tool result or `!cmd` output: a few facts, not the bulk of a listing or a log."""
+MAX_NUMBERS_PER_OUTPUT = 2
+"""Of those, numbers: a listing's sizes are many and rarely matter, a full disk's `100%` does."""
 REPEATED_LINE = 3
 """A line whose shape (non-zero numbers aside) occurs this often in one output is a template, not a fact."""
 MAX_SCANNED_CHARS = 1_000_000
@@ -283,7 +286,7 @@ def output_items(text: str, *, errors: bool = True) -> tuple[list[str], list[str
     # a repeated error (a retry loop's `error: connection refused`) is one fact: its last sighting
     error_found = [line for index, (line, shape) in enumerate(lines) if error_at.get(shape, -1) == index]
     kept_errors = _last_distinct(error_found, MAX_ITEMS_PER_OUTPUT)
-    room = MAX_ITEMS_PER_OUTPUT - len(kept_errors)
+    room = min(MAX_NUMBERS_PER_OUTPUT, MAX_ITEMS_PER_OUTPUT - len(kept_errors))
     numbers: list[str] = []  # newest first until there is no room left
     for line, shape in reversed(lines):
         if len(numbers) >= room:

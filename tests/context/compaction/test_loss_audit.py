@@ -203,3 +203,12 @@ def test_a_line_naming_a_word_or_a_number_is_no_error() -> None:
     assert [item.text for item in audit_span(span, "").items if item.kind == "error"] == [
         "Could not find the text in a.py."
     ]
+
+
+def test_a_long_listing_gives_a_few_numbers_the_last_ones() -> None:
+    listing = "\n".join(
+        f"-rw-r--r-- 1 ada staff {n}.5K Dec  3 12:00 file_{chr(97 + n)}.txt" for n in range(9)
+    )
+    span = span_messages([tool_result("t1", f"total 48K\n{listing}")], 0, 1)
+    numbers = [item.text for item in audit_span(span, "").items if item.kind == "number"]
+    assert sorted(numbers) == ["7.5K", "8.5K"]
