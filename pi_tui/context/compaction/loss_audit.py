@@ -299,6 +299,8 @@ def output_items(text: str, *, errors: bool = True) -> tuple[list[str], list[str
 def one_line(text: str) -> str:
     """`text` as one table cell: terminal escapes dropped, control characters and runs of whitespace
     as one space, cut to `MAX_ITEM_CHARS` with an ellipsis."""
+    if len(text) <= MAX_ITEM_CHARS and text.isprintable() and "  " not in text:  # the usual word or path
+        return text.strip()
     if "\x1b" in text:
         text = _TERMINAL_ESCAPE.sub("", text)
     line = _NOT_ONE_LINE.sub(" ", text).strip()
