@@ -18,6 +18,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+from pi_tui.agent import event_json
 from pi_tui.agent import events as agent
 from pi_tui.agent.tool import ToolResult
 from pi_tui.ai import messages as m
@@ -293,8 +294,6 @@ def test_every_event_class_has_a_sample() -> None:
 
 
 def test_no_event_class_writes_its_own_json() -> None:
-    from pi_tui.agent import event_json
-
     for module in MODULES:
         for cls in _event_classes(module):
             assert issubclass(cls, event_json.PiEvent), cls
