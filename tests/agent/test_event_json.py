@@ -55,15 +55,15 @@ USER_BLOCKS = m.UserMessage(
     ],
     timestamp=1_733_222_000_100,
 )
+CLAUDE: dict[str, Any] = {"api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5"}
+GPT_4O: dict[str, Any] = {"api": "openai-completions", "provider": "openai", "model": "gpt-4o"}
 CALL = m.ToolCall(id="call_01", name="ls", arguments={"path": "src/"})
 EDIT_CALL = m.ToolCall(
     id="toolu_02", name="edit", arguments={"path": "a.py", "edits": [{"old": "x", "new": "y"}]}
 )
 STREAMING = m.AssistantMessage(
     content=[m.TextContent(text="Let me look")],
-    api="anthropic-messages",
-    provider="anthropic",
-    model="claude-sonnet-4-5",
+    **CLAUDE,
     timestamp=1_733_222_001_000,
 )
 THINKING = m.AssistantMessage(
@@ -71,16 +71,12 @@ THINKING = m.AssistantMessage(
         m.ThinkingContent(thinking="The user wants a listing.", thinking_signature="sig=="),
         m.TextContent(text=""),
     ],
-    api="anthropic-messages",
-    provider="anthropic",
-    model="claude-sonnet-4-5",
+    **CLAUDE,
     timestamp=1_733_222_001_000,
 )
 WITH_CALL = m.AssistantMessage(
     content=[m.TextContent(text="Let me look."), CALL],
-    api="openai-completions",
-    provider="openai",
-    model="gpt-4o",
+    **GPT_4O,
     usage=USAGE,
     stop_reason="toolUse",
     timestamp=1_733_222_001_000,
@@ -88,9 +84,7 @@ WITH_CALL = m.AssistantMessage(
 )
 FINAL = m.AssistantMessage(
     content=[m.TextContent(text="src/ holds main.py and util.py.")],
-    api="openai-completions",
-    provider="openai",
-    model="gpt-4o",
+    **GPT_4O,
     usage=USAGE,
     stop_reason="stop",
     timestamp=1_733_222_003_000,
@@ -105,9 +99,7 @@ FAILED = m.AssistantMessage(
     timestamp=1_733_222_004_000,
     error_message="429 Too Many Requests: rate limit reached",
 )
-EMPTY = m.AssistantMessage(
-    api="openai-completions", provider="openai", model="gpt-4o", timestamp=1_733_222_001_000
-)
+EMPTY = m.AssistantMessage(**GPT_4O, timestamp=1_733_222_001_000)
 TOOL_RESULT = m.ToolResultMessage(
     tool_call_id="call_01",
     tool_name="ls",
