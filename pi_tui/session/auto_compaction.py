@@ -153,11 +153,11 @@ class AutoCompaction:
         if outcome.entry_id is not None and outcome.first_kept_entry_id is not None:
             session.agent.state.messages = session.store.build_context().messages
             result = CompactionResult(
-                outcome.entry_id,
-                outcome.summary,
-                outcome.first_kept_entry_id,
-                outcome.tokens_before,
-                outcome.size,
+                entry_id=outcome.entry_id,
+                summary=outcome.summary,
+                first_kept_entry_id=outcome.first_kept_entry_id,
+                tokens_before=outcome.tokens_before,
+                size=outcome.size,
             )
             await session.emit(CompactionEndEvent(reason, result=result, will_retry=will_retry))
         else:

@@ -39,8 +39,6 @@ from pi_tui.context.compaction.summary_call import SummaryFailure, SummaryModel
 from pi_tui.context.compaction.summary_run import SummaryCallFacts, write_summary
 from pi_tui.session.compaction_pins import active_pins
 from pi_tui.session.compaction_sizes import (
-    AFTER_KEY,
-    BEFORE_KEY,
     CompactionSize,
     RequestPrefix,
     RequestRecords,
@@ -133,8 +131,7 @@ class CompactionOutcome:
             "entryId": self.entry_id,
             "firstKeptEntryId": self.first_kept_entry_id,
             "tokensBefore": self.tokens_before,
-            BEFORE_KEY: self.size.before,
-            AFTER_KEY: self.size.after,
+            **self.size.to_json_obj(),
             "durationMs": self.duration_ms,
             "usage": [usage.to_json_obj() for usage in self.usage],
             "pinned": self.pinned,
@@ -168,8 +165,7 @@ def compaction_details(
     return {
         "readFiles": read_files,
         "modifiedFiles": modified_files,
-        BEFORE_KEY: size.before,
-        AFTER_KEY: size.after,
+        **size.to_json_obj(),
         "model": model.ref,
         "durationMs": duration_ms,
         "summaryUsage": [item.to_json_obj() for item in usage],

@@ -74,6 +74,10 @@ class CompactionSize:
     before: int
     after: int
 
+    def to_json_obj(self) -> dict[str, int]:
+        """The two figures under the keys an entry's details and a compaction's JSON carry them by."""
+        return {BEFORE_KEY: self.before, AFTER_KEY: self.after}
+
 
 class RequestRecords:
     """The readable request records of a store, indexed once (records are deltas against earlier ones,
