@@ -18,6 +18,7 @@ from pi_tui.config.compaction_budget import budget_source, resolved_compaction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.compaction.preparation import ends_with_compaction, prepare_compaction
+from pi_tui.context.compaction.token_estimate import should_compact
 from pi_tui.session_file.entries import SessionEntry
 
 BlockKind: TypeAlias = Literal["disabled", "compacted", "nothing_older"]
@@ -76,6 +77,23 @@ def compaction_blocker(
     return CompactionBlock(
         "nothing_older", f"nothing older than the kept {keep:,} recent tokens", source, change
     )
+
+
+def blocked_at(
+    tokens: int, items: Sequence[SessionEntry], settings: CompactionSettings, model: ModelConfig | None
+) -> CompactionBlock | None:
+    """For the views: `compaction_blocker` once `tokens` (the context figure they show) is over the
+    threshold (pi's `shouldCompact`, which the trigger uses); None below it or with compaction off
+    (each view says "off" by itself)."""
+    window = model.context_window if model is not None else 0
+    if not should_compact(tokens, window, resolved_compaction(settings, model)):
+        return None
+    return compaction_blocker(items, settings, model)
+
+
+def blocked_line(block: CompactionBlock) -> str:
+    """The Context pane's and `pi-tui context`'s line: the reason, then what to change."""
+    return f"Auto-compaction blocked: {block.text} · to let it run: {block.change}"
 
 
 def _path(source: str) -> str:
