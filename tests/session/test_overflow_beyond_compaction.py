@@ -112,7 +112,9 @@ async def test_a_threshold_with_nothing_older_is_told_once_without_a_summary_cal
     openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
     write_small_window(openai_server)
-    openai_server.enqueue(accepted("fits", 900), accepted("fits again", 910), text_reply("an invented summary"))
+    openai_server.enqueue(
+        accepted("fits", 900), accepted("fits again", 910), text_reply("an invented summary")
+    )
     session = make_session(tmp_path, CompactionSettings(reserve_tokens=200))
     events = record(session)
 
