@@ -12,23 +12,23 @@ from pathlib import Path
 
 import pytest
 
+from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply, ScriptedUsage
 from pi_tui.config.compaction_budget import resolved_compaction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.models import resolve_model
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
-from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply, ScriptedUsage
 from pi_tui.context.compaction.blocker import blocked_at, compaction_blocker
 from pi_tui.context.resources import load_resources
-from pi_tui.session.inspector import build_inspector_data
-from pi_tui.session.session_events import AnyEvent, CompactionEndEvent, CompactionStartEvent
 from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session.compaction_ops import PreviewBasis, preview_for_store
+from pi_tui.session.inspector import build_inspector_data
 from pi_tui.session.restore_hold import restore_cost
+from pi_tui.session.session_events import AnyEvent, CompactionEndEvent, CompactionStartEvent
 from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.session_file.store import SessionStore
 from tests.context.compaction.session_support import long_session, user
-from tests.support.cli_process import write_local_models
 from tests.support import faults
+from tests.support.cli_process import write_local_models
 from tests.support.conversation import roles
 from tests.support.openai_server import OpenAIServer, text_reply
 
@@ -188,7 +188,8 @@ def test_the_blocker_names_a_model_override_and_compaction_off(tmp_path: Path) -
     block = compaction_blocker(store.get_branch(), overridden, model)
     assert block is not None
     assert block.text == (
-        'nothing older than the kept 50,000 recent tokens (compaction.modelOverrides["local/small"].keepRecentTokens)'
+        "nothing older than the kept 50,000 recent tokens"
+        ' (compaction.modelOverrides["local/small"].keepRecentTokens)'
     )
     off = compaction_blocker(store.get_branch(), CompactionSettings(enabled=False), model)
     assert off is not None and off.text == "compaction is off (compaction.enabled)"
