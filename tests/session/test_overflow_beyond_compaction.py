@@ -128,7 +128,7 @@ async def test_a_threshold_with_nothing_older_is_told_once_without_a_summary_cal
     assert end.error_message == (
         "Auto-compaction cannot run: nothing older than the kept 256 recent tokens"
         " (compaction.keepRecentTokens, unset: a quarter of the window at most)."
-        " To let it run: lower compaction.keepRecentTokens, or start a new session (/new)."
+        " To let it run: lower compaction.keepRecentTokens, or use a model with a larger window."
     )
 
 

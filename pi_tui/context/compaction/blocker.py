@@ -73,7 +73,7 @@ def compaction_blocker(
     if window > 0 and keep >= threshold:
         change = f"set {_path(source)} below the threshold ({threshold:,})"
     else:
-        change = f"lower {_path(source)}, or start a new session (/new)"
+        change = f"lower {_path(source)}, or use a model with a larger window"
     return CompactionBlock(
         "nothing_older", f"nothing older than the kept {keep:,} recent tokens", source, change
     )
