@@ -31,6 +31,7 @@ from pi_tui.context.cache_policy import (
     cache_settings_json,
     cache_settings_line,
 )
+from pi_tui.context.compaction.blocker import blocked_line
 from pi_tui.modes.request_preview import preview_session, show_next_request
 from pi_tui.modes.session_command_support import report_file_problems
 from pi_tui.session.branch_run_model import branch_model
@@ -98,6 +99,7 @@ def inspector_json(data: InspectorData, notes: list[str]) -> dict[str, Any]:
             ),
             "messageCount": data.message_count,
             "contextTokens": data.context_tokens,
+            "autoCompactionBlocked": asdict(data.blocked) if data.blocked is not None else None,
             "records": [
                 {
                     "entryId": view.entry_id,
@@ -159,6 +161,8 @@ def print_report(
         f"  threshold {_n(geometry.threshold)} (window − reserve {_n(geometry.reserve_tokens)}; auto {auto})"
         f" · tokens left {_n(geometry.tokens_left)} ({geometry.used_source})\n"
     )
+    if data.blocked is not None:
+        out.write(f"  {blocked_line(data.blocked)}\n")
     calibration = geometry.calibration
     if calibration.basis != "none":
         out.write(

@@ -25,6 +25,7 @@ from pi_tui.config.compaction_budget import resolved_compaction
 from pi_tui.config.model_config import ModelConfig
 from pi_tui.config.settings import CompactionSettings
 from pi_tui.context.accounting.record import RequestKind
+from pi_tui.context.compaction.blocker import CompactionBlock, compaction_blocker
 from pi_tui.context.compaction.overflow_notice import overflow_notice, request_cost
 from pi_tui.context.compaction.triggers import (
     OVERFLOW_RECOVERY_FAILED,
@@ -40,7 +41,6 @@ from pi_tui.session.compaction_ops import (
     RestoreOutcome,
     compact_store,
     latest_compaction_ms,
-    prepare_for_store,
     restore_before,
 )
 from pi_tui.session.compaction_sizes import request_prefix
@@ -89,6 +89,19 @@ def compaction_settings(session: CompactingSession) -> CompactionSettings:
     return resolved_compaction(session.resources.settings.compaction, session.model)
 
 
+def session_blocker(session: CompactingSession) -> CompactionBlock | None:
+    """Why automatic compaction would not run on the session's branch now (`compaction_blocker`): the
+    test `AutoCompaction.check` makes, for the footer to ask too."""
+    return compaction_blocker(
+        session.store.get_branch(), session.resources.settings.compaction, session.model
+    )
+
+
+def blocked_notice(block: CompactionBlock) -> str:
+    """The one line the conversation gets when the threshold is crossed and compaction cannot run."""
+    return f"Auto-compaction cannot run: {block.text}. To let it run: {block.change}."
+
+
 class AutoCompaction:
     """Owns the compaction signal (Esc cancels) and pi's one-shot overflow flag."""
 
@@ -99,6 +112,9 @@ class AutoCompaction:
         self._refused: AssistantMessage | None = None
         """The reply whose overflow was reported as beyond compaction: checked again (before the next
         prompt) it would be reported again."""
+        self._block_told = False
+        """The conversation was told why a threshold compaction cannot run; told again only after the
+        context went under the threshold or was compacted."""
 
     @property
     def is_compacting(self) -> bool:
@@ -151,6 +167,7 @@ class AutoCompaction:
             finally:
                 self._signal = None
         if outcome.entry_id is not None and outcome.first_kept_entry_id is not None:
+            self._block_told = False
             session.agent.state.messages = session.store.build_context().messages
             result = CompactionResult(
                 entry_id=outcome.entry_id,
@@ -215,11 +232,13 @@ class AutoCompaction:
             overflow_attempted=self._overflow_attempted,
             hold=hold.state if (hold := restore_hold(session.store)) is not None else None,
         )
+        if trigger.kind == "none":
+            self._block_told = False
         if trigger.kind == "overflow_failed":
             await session.emit(CompactionEndEvent("overflow", error_message=OVERFLOW_RECOVERY_FAILED))
             return False
-        if trigger.kind in ("overflow", "threshold") and not self._anything_to_summarise():
-            await self._refuse(reply, trigger)
+        if trigger.kind in ("overflow", "threshold") and (block := session_blocker(session)) is not None:
+            await self._refuse(reply, trigger, block)
             return False
         if trigger.kind in ("overflow", "threshold") and not await self._confirmed(
             "overflow" if trigger.kind == "overflow" else "threshold", trigger.context_tokens
@@ -245,20 +264,19 @@ class AutoCompaction:
                 return True
         return False
 
-    def _anything_to_summarise(self) -> bool:
-        """Whether compaction would summarise something: the newest `keepRecentTokens` are always kept,
-        and a branch within them (one long prompt, or a short session on a small window) has nothing
-        older; summarising it would send the same request again behind an invented summary."""
-        prepared = prepare_for_store(self._session.store, compaction_settings(self._session))
-        return prepared is not None and bool(prepared.span)
-
-    async def _refuse(self, reply: AssistantMessage, trigger: CompactionTrigger) -> None:
+    async def _refuse(
+        self, reply: AssistantMessage, trigger: CompactionTrigger, block: CompactionBlock
+    ) -> None:
         """No model call: an overflow (or a count above the window) is reported at once with what the
-        request costs; a threshold crossing under the window ends silently, as pi's "nothing to compact"."""
+        request costs; a threshold crossing under the window is told once, with `block`'s reason (pi
+        says nothing, and the footer said `(auto)`: issue #27)."""
         session = self._session
         model = session.model
         window = model.context_window if model is not None else 0
         if trigger.kind == "threshold" and (trigger.context_tokens or 0) <= window:
+            if not self._block_told:
+                self._block_told = True
+                await session.emit(CompactionEndEvent("threshold", error_message=blocked_notice(block)))
             return
         self._refused = reply
         state = session.agent.state

@@ -27,6 +27,7 @@ from pi_tui.context.accounting.ledger import BranchLedger, ContextUsage
 from pi_tui.context.accounting.measure import MeasureCache, Segment, system_segments, tool_segments
 from pi_tui.context.accounting.record import DEFAULT_CACHE, REQUEST_CUSTOM_TYPE, RequestRecord
 from pi_tui.context.accounting.record_log import RecordLog
+from pi_tui.context.compaction.blocker import CompactionBlock, blocked_at
 from pi_tui.context.system_prompt import SystemPrompt
 from pi_tui.session_file.entries import CustomEntry, SessionEntry
 from pi_tui.session_file.store import SessionStore
@@ -140,6 +141,8 @@ class InspectorData:
     message_count: int
     context_tokens: int
     records: tuple[RecordView, ...]
+    blocked: CompactionBlock | None = None
+    """Over the threshold and automatic compaction cannot run: why, and what to change (`blocked_at`)."""
 
 
 def build_inspector_data(
@@ -204,6 +207,7 @@ def build_inspector_data(
         message_count=len(ledger.keys),
         context_tokens=ledger.context_tokens,
         records=tuple(views),
+        blocked=blocked_at(geometry.used_tokens, ledger.entries, settings.compaction, model),
     )
 
 

@@ -24,26 +24,28 @@ class FooterContext:
         self.tokens: int | None = None
         """The last count shown (None until the first count, or without a context window)."""
         self.estimated = False
+        self.blocked = False
+        """Over the threshold and automatic compaction cannot run (`blocked_at`): `(auto: blocked)`."""
 
     def reset(self) -> None:
         """Another session: nothing counted yet."""
         with self._lock:
             self._estimates = InspectorCache()
-        self.tokens, self.estimated = None, False
+        self.tokens, self.estimated, self.blocked = None, False, False
 
-    def count(self, session: AgentSession) -> tuple[int | None, bool]:
-        """(tokens, estimated) for the session's branch now; in a worker thread (the first count loads
-        the tokenizer and counts every message, later ones reuse the per-entry counts)."""
+    def count(self, session: AgentSession) -> tuple[int | None, bool, bool]:
+        """(tokens, estimated, blocked) for the session's branch now; in a worker thread (the first count
+        loads the tokenizer and counts every message, later ones reuse the per-entry counts)."""
         model = session.model
         if model is None or model.context_window <= 0:
-            return None, False
+            return None, False, False
         with self._lock:
             data = session.inspector_data(self._estimates, record_limit=0, with_boundary=False)
-        return data.geometry.used_tokens, data.geometry.used_source != "usage"
+        return data.geometry.used_tokens, data.geometry.used_source != "usage", data.blocked is not None
 
-    def update(self, tokens: int | None, estimated: bool) -> bool:
+    def update(self, tokens: int | None, estimated: bool, blocked: bool = False) -> bool:
         """Keep a newer count; True when it differs from the one shown."""
-        if (tokens, estimated) == (self.tokens, self.estimated):
+        if (tokens, estimated, blocked) == (self.tokens, self.estimated, self.blocked):
             return False
-        self.tokens, self.estimated = tokens, estimated
+        self.tokens, self.estimated, self.blocked = tokens, estimated, blocked
         return True

@@ -24,6 +24,7 @@ from pi_tui.context.accounting.geometry import used_how
 from pi_tui.context.accounting.ledger import BranchLedger, Zone
 from pi_tui.context.accounting.measure import keyed_sent_messages, message_key
 from pi_tui.context.accounting.record import RecordUsage
+from pi_tui.context.compaction.blocker import blocked_line
 from pi_tui.context.system_prompt import SystemPrompt
 from pi_tui.session.inspector import InspectorData
 from pi_tui.session_file.context_rebuild import ProjectedEntry, entry_messages
@@ -260,6 +261,8 @@ def headline_lines(data: InspectorData) -> list[str]:
         lines.append(f"Auto-compaction off (threshold {_n(geometry.threshold)})")
     elif geometry.context_window > 0:
         lines.append(f"{_n(geometry.tokens_left)} left before auto-compaction at {_n(geometry.threshold)}")
+    if data.blocked is not None:
+        lines.append(blocked_line(data.blocked))
     if geometry.reserve_note is not None:
         lines.append(geometry.reserve_note)
     usage = latest_usage(data)

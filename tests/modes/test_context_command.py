@@ -15,13 +15,17 @@ import pytest
 from pi_tui.ai import tokens
 from pi_tui.ai.messages import AssistantMessage, TextContent, Usage, UserMessage
 from pi_tui.config.model_config import ModelConfig
+from pi_tui.config.models import resolve_model
 from pi_tui.config.paths import cwd_folder_name
 from pi_tui.context.accounting.record import REQUEST_CUSTOM_TYPE, build_request_record, record_entry_data
+from pi_tui.context.resources import load_resources
 from pi_tui.modes.context_command import run_context_command
+from pi_tui.session.agent_session import AgentSession, SessionConfig
 from pi_tui.session_file.store import SessionStore
 from tests.support.big_session import write_one_big_result
+from tests.support.cli_process import write_local_models
 from tests.support.encode_spy import EncodeSpy
-from tests.support.openai_server import OpenAIServer
+from tests.support.openai_server import OpenAIServer, text_reply
 
 FIXTURES = ("a-plain", "b-tools", "c-auto-compaction", "f-tree")
 
@@ -217,3 +221,39 @@ def test_settings_out_of_bounds_are_reported_and_the_reserve_held_to_half_the_wi
     report = capsys.readouterr().out
     assert f"Note: {note}\n" in report
     assert "threshold 64,000 (window − reserve 64,000" in report
+
+
+async def test_the_report_says_why_automatic_compaction_is_blocked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], openai_server: OpenAIServer
+) -> None:
+    """An 8,192 window with `keepRecentTokens` 10,000 set: over the threshold nothing is older than the
+    kept tail; the report names the setting and what to change, as the Context pane does."""
+    home = write_local_models(openai_server, {"id": "small", "contextWindow": 8_192, "maxTokens": 256})
+    (home / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 10_000}}))
+    openai_server.count_prompt = lambda body: 7_000
+    openai_server.enqueue(text_reply("an answer"))
+    resolution = resolve_model("local/small")
+    assert resolution.model is not None
+    session = AgentSession(
+        SessionConfig(
+            store=SessionStore.create(str(tmp_path), tmp_path / "sessions"),
+            resources=load_resources(tmp_path, home=tmp_path, include_builtin=False),
+            model=resolution.model,
+            api_key=resolution.api_key,
+        )
+    )
+    await session.prompt("a question")
+    assert session.store.path is not None
+
+    args = [str(session.store.path)]
+    assert await asyncio.to_thread(run_context_command, args) == 0
+    text = capsys.readouterr().out
+    assert (
+        "  Auto-compaction blocked: nothing older than the kept 10,000 recent tokens"
+        " (compaction.keepRecentTokens) · to let it run: set compaction.keepRecentTokens below the"
+        " threshold (6,144)\n"
+    ) in text
+    assert await asyncio.to_thread(run_context_command, [*args, "--json"]) == 0
+    blocked = json.loads(capsys.readouterr().out)["autoCompactionBlocked"]
+    assert blocked["kind"] == "nothing_older"
+    assert blocked["setting"] == "compaction.keepRecentTokens"

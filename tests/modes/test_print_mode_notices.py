@@ -91,3 +91,23 @@ def test_waits_are_said_in_whole_seconds_from_ten_and_tenths_below() -> None:
         "1 s",
         "0.2 s",
     ]
+
+
+async def test_a_threshold_that_cannot_compact_is_one_stderr_line_naming_the_setting(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    """The 1,024 window's threshold is 768 (the reserve a quarter of it); the server reports 900 prompt
+    tokens for a short prompt, all within the kept 256 recent tokens: the answer stands (exit 0) and stderr
+    says why no compaction followed."""
+    write_small_window(openai_server)
+    openai_server.enqueue(accepted("an answer", 900), text_reply("an invented summary"))
+
+    code, out, err = await run_cli("-p", "--model", "local/small", "a question", cwd=tmp_path)
+
+    assert (code, out) == (0, "an answer\n"), err
+    assert err.splitlines() == [
+        "pi-tui: Auto-compaction cannot run: nothing older than the kept 256 recent tokens"
+        " (compaction.keepRecentTokens, unset: a quarter of the window at most). To let it run: lower"
+        " compaction.keepRecentTokens, or use a model with a larger window."
+    ]
+    assert len(openai_server.requests) == 1 and summary_requests(openai_server) == 0

@@ -98,25 +98,38 @@ async def test_an_accepted_prompt_above_the_window_is_reported_with_the_counted_
     assert "raise contextWindow in models.json" in notice
     assert session.last_assistant_text() == "an answer"
 
-    # The next prompt is sent without the same notice again before it.
+    # The next prompt is sent without the same notice again before it; its reply is over the threshold,
+    # which is told once as a threshold that cannot compact.
     openai_server.replies[:] = [accepted("second answer", 900)]
     await session.prompt("short")
-    assert len([event for event in events if isinstance(event, CompactionEndEvent)]) == 1
+    ends = [event for event in events if isinstance(event, CompactionEndEvent)]
+    assert [event.reason for event in ends] == ["overflow", "threshold"]
+    assert (ends[1].error_message or "").startswith("Auto-compaction cannot run: nothing older than")
     assert session.last_assistant_text() == "second answer"
 
 
-async def test_a_threshold_with_nothing_older_ends_silently_without_a_summary_call(
+async def test_a_threshold_with_nothing_older_is_told_once_without_a_summary_call(
     openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
     write_small_window(openai_server)
-    openai_server.enqueue(accepted("fits", 900), text_reply("an invented summary"))
+    openai_server.enqueue(
+        accepted("fits", 900), accepted("fits again", 910), text_reply("an invented summary")
+    )
     session = make_session(tmp_path, CompactionSettings(reserve_tokens=200))
     events = record(session)
 
     await session.prompt("a question")
+    await session.prompt("another")
 
-    assert len(openai_server.requests) == 1 and summary_requests(openai_server) == 0
-    assert not [event for event in events if isinstance(event, CompactionStartEvent | CompactionEndEvent)]
+    assert len(openai_server.requests) == 2 and summary_requests(openai_server) == 0
+    assert not [event for event in events if isinstance(event, CompactionStartEvent)]
+    [end] = [event for event in events if isinstance(event, CompactionEndEvent)]
+    assert end.reason == "threshold" and end.result is None
+    assert end.error_message == (
+        "Auto-compaction cannot run: nothing older than the kept 256 recent tokens"
+        " (compaction.keepRecentTokens, unset: a quarter of the window at most)."
+        " To let it run: lower compaction.keepRecentTokens, or use a model with a larger window."
+    )
 
 
 async def test_a_second_silent_overflow_after_a_recovery_is_reported(

@@ -323,6 +323,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
                 context_estimated=self._footer_context.estimated,
                 context_window=model.context_window if model else 0,
                 auto_compaction=session.resources.settings.compaction.enabled,
+                auto_blocked=self._footer_context.blocked,
                 model=model.id if model else None,
                 thinking=session.thinking_level if model and model.reasoning else None,
                 demo=self.demo,
@@ -335,12 +336,12 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         """The footer's context figure (see `FooterContext`), counted after the first paint."""
         self.first_paint.wait(FIRST_PAINT_WAIT_SECONDS)
         session = self.session
-        tokens, estimated = self._footer_context.count(session)
+        tokens, estimated, blocked = self._footer_context.count(session)
         if session is self.session:
-            deliver(self, self._show_context_tokens, tokens, estimated)
+            deliver(self, self._show_context_tokens, tokens, estimated, blocked)
 
-    def _show_context_tokens(self, tokens: int | None, estimated: bool) -> None:
-        if self._footer_context.update(tokens, estimated):
+    def _show_context_tokens(self, tokens: int | None, estimated: bool, blocked: bool) -> None:
+        if self._footer_context.update(tokens, estimated, blocked):
             self._render_footer()
 
     # --- intents ----------------------------------------------------------------------------------

@@ -34,6 +34,9 @@ class FooterData:
     demo: bool = False
     context_estimated: bool = False
     """`context_tokens` is an estimate (shown with `~`): pi shows `?` there, after a compaction."""
+    auto_blocked: bool = False
+    """Over the threshold and automatic compaction cannot run (`blocked_at`): `(auto: blocked)`, the
+    Context pane says why."""
     approval: str = "off"
     """The approval mode (`/approval`, F5), shown before the model while calls ask first; off (the
     default) shows nothing, as Claude Code shows its mode only when it is not the default."""
@@ -85,7 +88,7 @@ class StatusFooter(Vertical):
             f"${data.cost:.3f}" if data.cost > 0 else "",
         ]
         window = format_tokens(data.context_window)
-        suffix = " (auto)" if data.auto_compaction else ""
+        suffix = (" (auto: blocked)" if data.auto_blocked else " (auto)") if data.auto_compaction else ""
         context = self.query_one("#footer-context", Static)
         if data.context_tokens is None:
             context.update(f"?/{window}{suffix}")
