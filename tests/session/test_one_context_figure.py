@@ -29,7 +29,7 @@ async def test_the_footer_shows_the_panes_calibrated_figure_not_pis_raw_one(
     session.store.append_message(UserMessage(content="a message after the last report " * 60, timestamp=1))
 
     pane = session.inspector_data()
-    footer_tokens, estimated = FooterContext().count(session)
+    footer_tokens, estimated, _ = FooterContext().count(session)
 
     assert pane.usage is not None and pane.usage.tokens is not None
     assert pane.usage.tokens != pane.geometry.used_tokens  # pi's raw figure differs from the pane's
@@ -45,7 +45,7 @@ def test_a_new_session_counts_its_prompt_and_tools_before_any_request(tmp_path: 
     assert data.prefix is not None and data.prefix.source == "given"
     assert data.geometry.prefix_known and data.geometry.split.prefix == measured.tokens > 1_000
     assert data.geometry.used_tokens == measured.tokens
-    assert FooterContext().count(session) == (measured.tokens, True)
+    assert FooterContext().count(session) == (measured.tokens, True, False)
     report = io.StringIO()
     print_report(data, [], report)
     assert "? (unknown)" not in report.getvalue() and f"{measured.tokens:,}" in report.getvalue()
