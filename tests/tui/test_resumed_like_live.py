@@ -17,10 +17,10 @@ from pi_tui.ai import scripted
 from pi_tui.ai.messages import AssistantMessage, TextContent, ToolResultMessage, UserMessage
 from pi_tui.ai.scripted import ScriptedReply, ScriptedToolCall
 from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
-from pi_tui.session_file.store import SessionStore
-from pi_tui.tui.widgets import conversation
 from pi_tui.session.compaction_sizes import CompactionSize, ShownSize, estimated
+from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.session_preview_data import message_line
+from pi_tui.tui.widgets import conversation
 from pi_tui.tui.widgets.conversation import ConversationView, compaction_note, retry_notes, tool_seconds
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.tool_call_block import ToolCallBlock

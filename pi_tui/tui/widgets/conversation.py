@@ -33,8 +33,8 @@ from pi_tui.ai.messages import (
     UserMessage,
     user_text,
 )
-from pi_tui.context.cache_policy import cache_warmed_text
 from pi_tui.ai.retryable import is_retryable_error
+from pi_tui.context.cache_policy import cache_warmed_text
 from pi_tui.session.compaction_sizes import ShownSize, estimated, size_text
 from pi_tui.session.session_events import (
     AnyEvent,
@@ -274,8 +274,7 @@ class ConversationView(VerticalScroll):
                         )
                     blocks.append(tool)
             elif isinstance(message, CompactionSummaryMessage):
-                size = self._transcript.compaction_size(message)
-                blocks.append(NoticeBlock(compaction_note(size or ShownSize(message.tokens_before, None, None))))
+                blocks.append(_compaction_block(message, self._transcript.compaction_size(message)))
             elif (block := _message_block(message)) is not None:
                 blocks.append(block)
         return blocks
@@ -401,10 +400,15 @@ def _message_block(message: AgentMessage) -> Widget | None:
     if isinstance(message, BashExecutionMessage):
         return user_shell_transcript_block(message)
     if isinstance(message, CompactionSummaryMessage):
-        return NoticeBlock(compaction_note(ShownSize(message.tokens_before, None, None)))
+        return _compaction_block(message, None)
     if isinstance(message, BranchSummaryMessage):
         return NoticeBlock("Returned from another branch (summary in context)")
     return None
+
+
+def _compaction_block(message: CompactionSummaryMessage, size: ShownSize | None) -> NoticeBlock:
+    """A compaction's note; without the transcript's `size`, with the figure the message carries."""
+    return NoticeBlock(compaction_note(size or ShownSize(message.tokens_before, None, None)))
 
 
 def compaction_note(size: ShownSize) -> str:
