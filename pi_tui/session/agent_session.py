@@ -85,6 +85,7 @@ from pi_tui.session.session_setup import (
     user_bash_options,
 )
 from pi_tui.session.stats import SessionStats, last_assistant_message, last_assistant_text, session_stats
+from pi_tui.session.transcript import Transcript, branch_transcript
 from pi_tui.session.tree_navigation import NavigationResult, SummaryRequest, content_text, navigate_tree
 from pi_tui.session.user_bash_runner import UserBashRunner
 from pi_tui.session_file.entries import UsageEntry
@@ -700,6 +701,10 @@ class AgentSession(SessionControls):
         return checkpoints_for(self.store)
 
     # --- queries --------------------------------------------------------------------------------
+
+    def transcript(self) -> Transcript:
+        """What the conversation shows of the current branch: its history as it happened (`transcript`)."""
+        return branch_transcript(self.store.get_branch())
 
     def last_assistant_message(self) -> AssistantMessage | None:
         return last_assistant_message(self.agent.state.messages)

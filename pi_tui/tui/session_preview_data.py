@@ -16,6 +16,7 @@ from pi_tui.ai.messages import (
     user_text,
 )
 from pi_tui.session_file.store import SessionStore
+from pi_tui.tui.widgets.message_blocks import failure_text
 from pi_tui.tui.widgets.session_preview import SessionPreviewData, TranscriptLine
 
 
@@ -26,8 +27,8 @@ def message_line(message: AgentMessage) -> TranscriptLine:
     if isinstance(message, AssistantMessage):
         calls = ", ".join(call.name for call in message.tool_calls)
         text = message.text or (f"[tool calls: {calls}]" if calls else "")
-        if message.failed:
-            text = f"[{message.stop_reason}] {message.error_message or text}"
+        if message.failed:  # what the user saw before the stop, then the conversation's own marker
+            text = f"{message.text} {failure_text(message)}".lstrip()
         return TranscriptLine("assistant", text)
     if isinstance(message, ToolResultMessage):
         status = "error" if message.is_error else "ok"

@@ -15,7 +15,7 @@ from pi_tui.session_file.store import SessionStore
 from pi_tui.tui.app import PiTuiApp
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.widgets.conversation import ConversationView
-from pi_tui.tui.widgets.message_blocks import AssistantBlock, NoticeBlock, UserBlock
+from pi_tui.tui.widgets.message_blocks import AssistantBlock, EarlierMessages, NoticeBlock, UserBlock
 from pi_tui.tui.widgets.parked_markdown import markdown_source
 from tests.interop.pi_schema import check_appended
 from tests.tui.pilot_helpers import settle
@@ -55,11 +55,19 @@ async def test_chat_screen_shows_a_pi_session_and_continues_it(
             UserMessage,
             AssistantMessage,
         ] * 4
-        assert [type(block) for block in blocks] == [NoticeBlock] + [UserBlock, AssistantBlock] * 4
+        # The branch as it happened, as the live conversation showed it: the history before the latest
+        # compaction stays above its note (older pages behind the "earlier messages" line).
+        assert isinstance(blocks[0], EarlierMessages)
+        assert [type(block) for block in blocks[-9:]] == [UserBlock, AssistantBlock] * 3 + [
+            NoticeBlock,
+            UserBlock,
+            AssistantBlock,
+        ]
         summary = context[0]
         assert isinstance(summary, CompactionSummaryMessage)
-        assert str(blocks[0].render()) == f"Compacted from {summary.tokens_before:,} tokens"
-        for block, message in zip(blocks[1:], context[1:], strict=True):
+        assert str(blocks[-3].render()) == f"Compacted {summary.tokens_before:,} → ? tokens (whole request)"
+        kept = [block for block in blocks[-9:] if not isinstance(block, NoticeBlock)]
+        for block, message in zip(kept, context[1:], strict=True):
             if isinstance(message, UserMessage):
                 assert isinstance(block, UserBlock) and str(block.render()) == user_text(message)
             else:

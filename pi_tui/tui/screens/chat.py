@@ -173,7 +173,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self.call_later(self._open_session)
 
     async def _open_session(self) -> None:
-        await self.query_one(ConversationView).show_transcript(self.session.agent.state.messages)
+        await self.query_one(ConversationView).show_transcript(self.session.transcript())
         await show_opening_notices(self, self.session)
         self.call_after_refresh(self._first_frame_shown)
         self.refresh_footer()
@@ -216,7 +216,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         session.store.on_notice = self._file_notice
         self._footer_context.reset()
         self.query_one(LiveStatus).reset()
-        await self.query_one(ConversationView).show_transcript(session.agent.state.messages)
+        await self.query_one(ConversationView).show_transcript(session.transcript())
         await show_opening_notices(self, session)
         self.show_queue(*session.queued_texts)
         self.refresh_footer()
@@ -271,10 +271,10 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         conversation = self.query_one(ConversationView)
         await conversation.apply(message.events)
         kinds = {event.type for event in message.events}
-        # A tree move happens while the agent is idle, so the state is exactly the new branch. (After a
+        # A tree move happens while the agent is idle: the store's leaf is the new branch's. (After a
         # compaction the history stays on screen with a marker; the model's view is in the Context pane.)
         if kinds & TRANSCRIPT_EVENTS:
-            await conversation.show_transcript(self.session.agent.state.messages)
+            await conversation.show_transcript(self.session.transcript())
         if kinds & FOOTER_REFRESH_EVENTS:
             self.refresh_footer()
         self.queue_events(message.events)

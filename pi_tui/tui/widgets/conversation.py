@@ -33,8 +33,9 @@ from pi_tui.ai.messages import (
     UserMessage,
     user_text,
 )
+from pi_tui.ai.retryable import is_retryable_error
 from pi_tui.context.cache_policy import cache_warmed_text
-from pi_tui.session.compaction_sizes import estimated, size_text
+from pi_tui.session.compaction_sizes import ShownSize, estimated, size_text
 from pi_tui.session.session_events import (
     AnyEvent,
     AutoRetryEndEvent,
@@ -48,6 +49,7 @@ from pi_tui.session.session_events import (
     ModelFallbackEvent,
     ProviderNoticeEvent,
 )
+from pi_tui.session.transcript import Transcript
 from pi_tui.tui.widgets.message_blocks import (
     AssistantBlock,
     EarlierMessages,
@@ -56,8 +58,8 @@ from pi_tui.tui.widgets.message_blocks import (
     tool_result_text,
 )
 from pi_tui.tui.widgets.parked_markdown import MarkdownParking
-from pi_tui.tui.widgets.retry_line import RetryLine
-from pi_tui.tui.widgets.tool_call_block import ToolCallBlock
+from pi_tui.tui.widgets.retry_line import RetryLine, retry_failed_text, retry_outcome
+from pi_tui.tui.widgets.tool_call_block import ToolCallBlock, finished_status
 from pi_tui.tui.widgets.transcript_rows import newest_filling
 from pi_tui.tui.widgets.user_shell import (
     show_user_shell_result,
@@ -125,6 +127,10 @@ class ConversationView(VerticalScroll):
         self._rendering = asyncio.Lock()
         self._earlier: list[AgentMessage] = []
         self._results: dict[str, ToolResultMessage] = {}
+        self._transcript = Transcript()
+        """The transcript shown (its compaction sizes and retry outcomes serve later pages too)."""
+        self._retry_notes: dict[int, NoticeBlock] = {}
+        """By `id()` of a failed reply of the shown transcript, the retry line shown below it."""
         self._marker: EarlierMessages | None = None
         self._transcripts = 0
         self.show_cache_notices: Callable[[], bool] = lambda: False
@@ -180,13 +186,19 @@ class ConversationView(VerticalScroll):
 
     # --- whole transcripts ----------------------------------------------------------------------
 
-    async def show_transcript(self, messages: Sequence[AgentMessage]) -> None:
-        """Replace everything with a rebuilt context (on open, resume, compaction)."""
+    async def show_transcript(self, transcript: Transcript | Sequence[AgentMessage]) -> None:
+        """Replace everything with a session's transcript (`session.transcript`) or plain messages (on
+        open, resume, a move in the tree)."""
+        if not isinstance(transcript, Transcript):
+            transcript = Transcript(list(transcript))
         async with self._rendering:
-            await self._show_transcript(messages)
+            await self._show_transcript(transcript)
 
-    async def _show_transcript(self, messages: Sequence[AgentMessage]) -> None:
+    async def _show_transcript(self, transcript: Transcript) -> None:
+        messages = transcript.messages
         await self.remove_children()
+        self._transcript = transcript
+        self._retry_notes = retry_notes(messages)
         self._assistant = None
         self._tools.clear()
         self._pairing = CallPairing()
@@ -244,6 +256,8 @@ class ConversationView(VerticalScroll):
         for message in messages:
             if isinstance(message, AssistantMessage):
                 blocks.append(AssistantBlock(final=message))
+                if (note := self._retry_notes.get(id(message))) is not None:
+                    blocks.append(note)
                 for index, call in enumerate(message.content):
                     if not isinstance(call, ToolCall):
                         continue
@@ -252,14 +266,15 @@ class ConversationView(VerticalScroll):
                     self._tools[key] = tool
                     result = self._results.get(key)
                     if result is not None:
-                        status = "error" if result.is_error else "done"
                         tool.show_output(
                             tool_result_text(result.content),
-                            status=status,
+                            status=finished_status(result.is_error, tool_seconds(message, result)),
                             is_error=result.is_error,
                             details=result.details,
                         )
                     blocks.append(tool)
+            elif isinstance(message, CompactionSummaryMessage):
+                blocks.append(_compaction_block(message, self._transcript.compaction_size(message)))
             elif (block := _message_block(message)) is not None:
                 blocks.append(block)
         return blocks
@@ -320,10 +335,9 @@ class ConversationView(VerticalScroll):
             tool = self._tools.get(key)
             if tool is not None:
                 took = clock() - self._tool_started.pop(key, clock())
-                status = f"{'error' if event.is_error else 'done'} {took:.1f}s"
                 tool.show_output(
                     event.result.text_content,
-                    status=status,
+                    status=finished_status(event.is_error, took),
                     is_error=event.is_error,
                     details=event.result.details,
                 )
@@ -338,8 +352,7 @@ class ConversationView(VerticalScroll):
         elif isinstance(event, CompactionEndEvent):
             # While it runs, the status line above the editor says so.
             if event.result is not None:
-                text = f"Compacted {size_text(estimated(event.result.size))} tokens (whole request)"
-                await self.mount(NoticeBlock(text))
+                await self.mount(NoticeBlock(compaction_note(estimated(event.result.size))))
             elif event.aborted:
                 await self.mount(NoticeBlock("Compaction cancelled", kind="warning"))
             elif event.error_message:
@@ -387,7 +400,57 @@ def _message_block(message: AgentMessage) -> Widget | None:
     if isinstance(message, BashExecutionMessage):
         return user_shell_transcript_block(message)
     if isinstance(message, CompactionSummaryMessage):
-        return NoticeBlock(f"Compacted from {message.tokens_before:,} tokens")
+        return _compaction_block(message, None)
     if isinstance(message, BranchSummaryMessage):
         return NoticeBlock("Returned from another branch (summary in context)")
     return None
+
+
+def _compaction_block(message: CompactionSummaryMessage, size: ShownSize | None) -> NoticeBlock:
+    """A compaction's note; without the transcript's `size`, with the figure the message carries."""
+    return NoticeBlock(compaction_note(size or ShownSize(message.tokens_before, None, None)))
+
+
+def compaction_note(size: ShownSize) -> str:
+    """The line a compaction leaves in the conversation, live and in a resumed transcript alike."""
+    return f"Compacted {size_text(size)} tokens (whole request)"
+
+
+def tool_seconds(call: AssistantMessage, result: ToolResultMessage) -> float | None:
+    """How long a finished call ran, from what a session file holds: the result's own `durationMs`
+    (pi 1.6 writes it), else the time from the end of the reply that made the call (its `timestamp`,
+    when the request went out, plus its `durationMs`) to the result's `timestamp`. Calls of one reply
+    run from that moment on (concurrently by default), so each counts from it. None: not derivable."""
+    if result.duration_ms is not None:
+        return result.duration_ms / 1000
+    if call.duration_ms is None or not call.timestamp or not result.timestamp:
+        return None
+    return max(0, result.timestamp - (call.timestamp + call.duration_ms)) / 1000
+
+
+def retry_notes(messages: Sequence[AgentMessage]) -> dict[int, NoticeBlock]:
+    """The retry lines a live run left below its failed attempts, found again in a transcript: a reply
+    that failed with a transient error (`is_retryable_error`) directly followed by another reply was
+    retried. Its line tells how the retry went, as `RetryLine` ended it: the next attempt failed again
+    and was retried, succeeded, or was the last (its failure final)."""
+    notes: dict[int, NoticeBlock] = {}
+    attempt = 0
+    for index, message in enumerate(messages):
+        if not isinstance(message, AssistantMessage):
+            attempt = 0
+            continue
+        after = messages[index + 1] if index + 1 < len(messages) else None
+        if not (is_retryable_error(message) and isinstance(after, AssistantMessage)):
+            attempt = 0
+            continue
+        attempt += 1
+        then = messages[index + 2] if index + 2 < len(messages) else None
+        retried_again = is_retryable_error(after) and isinstance(then, AssistantMessage)
+        if not after.failed:
+            text, kind = retry_outcome(True, attempt, None)
+        elif retried_again:
+            text, kind = retry_failed_text(attempt, after.error_message), "warning"
+        else:
+            text, kind = retry_outcome(False, attempt, after.error_message)
+        notes[id(message)] = NoticeBlock(text, kind=kind)
+    return notes

@@ -126,7 +126,7 @@ class AssistantBlock(Vertical):
                     classes="call-stub",
                     markup=False,
                 )
-        error = _failure_text(self.final)
+        error = failure_text(self.final)
         if error:
             yield Static(error, classes="reply-error", markup=False)
 
@@ -161,7 +161,7 @@ class AssistantBlock(Vertical):
             await stop_markdown_stream(stream)
             markdown.add_class("-settled")
         self._finished = True
-        error = _failure_text(message)
+        error = failure_text(message)
         if error:
             await self.mount(Static(error, classes="reply-error", markup=False))
 
@@ -217,7 +217,8 @@ class AssistantBlock(Vertical):
             self._stubs[index].update(text)
 
 
-def _failure_text(message: AssistantMessage) -> str:
+def failure_text(message: AssistantMessage) -> str:
+    """The line below a reply that failed (empty for one that did not), wherever a reply is shown."""
     if message.stop_reason == "aborted":
         return "Aborted."
     if message.stop_reason == "error":

@@ -34,7 +34,7 @@ class RetryLine:
         """A retry waits `event.delay_ms`; the one before it, if any, failed with `event.error_message`."""
         self._stop_timer()
         if self._notice is not None:
-            self._notice.update(f"Retry {event.attempt - 1} failed: {event.error_message}")
+            self._notice.update(retry_failed_text(event.attempt - 1, event.error_message))
         deadline = self._now() + event.delay_ms / 1000
         self._notice = NoticeBlock("", kind="warning")
         self._event = event
@@ -52,10 +52,7 @@ class RetryLine:
 
     async def end(self, event: AutoRetryEndEvent) -> None:
         self._stop_timer()
-        if event.success:
-            text, kind = f"Retry {event.attempt} succeeded.", "info"
-        else:
-            text, kind = f"Retry failed after {event.attempt} attempts: {event.final_error}", "error"
+        text, kind = retry_outcome(event.success, event.attempt, event.final_error)
         notice, self._notice, self._event = self._notice, None, None
         if notice is None:
             await self._host.mount(NoticeBlock(text, kind=kind))
@@ -75,3 +72,16 @@ class RetryLine:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+
+
+def retry_failed_text(attempt: int, error: str | None) -> str:
+    """A retry's line once the next one starts: this attempt failed with `error`."""
+    return f"Retry {attempt} failed: {error}"
+
+
+def retry_outcome(success: bool, attempt: int, final_error: str | None) -> tuple[str, str]:
+    """A retry's last line and its kind (`NoticeBlock`): attempt `attempt` succeeded, or the retries
+    ended with `final_error`."""
+    if success:
+        return f"Retry {attempt} succeeded.", "info"
+    return f"Retry failed after {attempt} attempts: {final_error}", "error"

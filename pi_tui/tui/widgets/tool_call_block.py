@@ -228,6 +228,12 @@ class ToolCallBlock(Vertical, can_focus=True):
         self.post_message(self.Selected(self.call_key))
 
 
+def finished_status(is_error: bool, seconds: float | None) -> str:
+    """A finished call's status in its head: `done 0.4s`, `error 1.2s`; without a duration `done`."""
+    word = "error" if is_error else "done"
+    return word if seconds is None else f"{word} {seconds:.1f}s"
+
+
 def _lines_word(count: int) -> str:
     return f"{count:,} {'line' if count == 1 else 'lines'}"
 
