@@ -141,7 +141,7 @@ class PiTuiApp(ThemedApp[int]):
 
     @property
     def showing_demo(self) -> bool:
-        """The demo's chat is open (`--demo`, or `d` on the start page): it is a show, not the user's setup."""
+        """The demo's chat is open (`--demo`, or `d` on the start page): a show, not the user's setup."""
         return self.demo or any(isinstance(s, ChatScreen) and s.demo for s in self.screen_stack)
 
     def _theme_switched(self, theme: Theme) -> None:
