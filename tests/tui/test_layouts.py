@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer
 from textual.widgets._footer import FooterKey
 
 from pi_tui.tui.screens.dialogs import KeysDialog
+from pi_tui.tui.widgets.budget_bar import BudgetBar
 from pi_tui.tui.widgets.fitted_table import FittedTable, fitted_widths
 from tests.support.waiting import until
 
@@ -137,6 +138,35 @@ async def test_at_80_columns_every_hint_shown_has_its_label(pi_chat: Any) -> Non
         await pilot.pause()
         row = " ".join(screen_rows(pi_chat)[-1].split())
         assert row.startswith("⏎ Send tab Complete esc Close list f2 f3 f4 Panes"), row
+
+
+LEGEND_PARTS = {
+    "█": ["prefix|pre", "summary|sum", "kept", "new"],
+    "░": ["free"],
+    "▒": ["reserve|res"],
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+async def test_the_budget_bar_has_a_legend_naming_each_part_with_its_figure(
+    pi_chat: Any, size: tuple[int, int]
+) -> None:
+    async with pi_chat.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+        await pilot.pause()
+        bar = pi_chat.screen.query_one(BudgetBar)
+        rows = screen_rows(pi_chat)
+        left, right = bar.region.x, bar.region.right
+        legend = [row[left:right] for row in rows[bar.region.y + 2 : bar.region.bottom]]  # under bar, marks
+        assert legend, size
+        text = " ".join(legend)
+        # A figure each ("?" for a prefix not known yet, as the headline says).
+        for glyph, names in LEGEND_PARTS.items():
+            for name in names:
+                assert re.search(rf"{glyph} (?:{name}) (?:~?[\d.,]+[kM]?|\?)(?= |$)", text), (name, legend)
+        assert all(len(row.rstrip()) <= bar.region.width for row in legend)
 
 
 async def test_f1_lists_one_line_per_key_without_rules(pi_chat: Any) -> None:
