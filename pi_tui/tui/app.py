@@ -7,9 +7,12 @@ page (`screens/start_page.py`): what to set up, and the sessions to look into.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from textual import events, on, work
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
@@ -105,7 +108,7 @@ class PiTuiApp(ThemedApp[int]):
         if self._tune_gc:
             # After the first frame: the screens' widgets are built by then and are frozen with the rest.
             self.call_after_refresh(tune_gc)
-        # Any switch is remembered, whether from /settings or Textual's own "Change theme" palette entry.
+        # A switch (/settings, or any code setting `theme`) is remembered, outside the demo.
         self.theme_changed_signal.subscribe(self, self._theme_switched)
         for problem in [*self.theme_problems, self._theme_warning]:
             if problem is not None:
@@ -128,8 +131,22 @@ class PiTuiApp(ThemedApp[int]):
         if self.runtime is not None:
             await self.runtime.dispose(wait_s=EXIT_WAIT_SECONDS)
 
+    def get_system_commands(self, screen: Screen[Any]) -> Iterator[SystemCommand]:
+        # Textual's generic entries (Keys, Maximize, Screenshot, Theme) stand beside pi-tui's own F1,
+        # F11 and /settings and act behind their backs (Theme saved a switch even from the demo): the
+        # chat's palette lists its slash commands only (`command_provider.py`), /quit among them. Other
+        # screens have no such list, so quitting is their one entry.
+        if not isinstance(screen, ChatScreen):
+            yield SystemCommand("Quit", "Quit pi-tui", self.action_quit)
+
+    @property
+    def showing_demo(self) -> bool:
+        """The demo's chat is open (`--demo`, or `d` on the start page): a show, not the user's setup."""
+        return self.demo or any(isinstance(s, ChatScreen) and s.demo for s in self.screen_stack)
+
     def _theme_switched(self, theme: Theme) -> None:
-        if theme.name != self._saved_theme:
+        # The demo writes nothing of the user's: a theme tried there lasts until the app quits.
+        if theme.name != self._saved_theme and not self.showing_demo:
             self._saved_theme = theme.name
             self._save_theme(theme.name)
 

@@ -16,7 +16,7 @@ from pi_tui.session_file.entries import CompactionEntry
 from pi_tui.tui.screens.chat import ChatScreen
 from pi_tui.tui.screens.dialogs import ChoiceDialog, InfoDialog, KeysDialog, TextDialog
 from pi_tui.tui.screens.tree_dialog import TreeDialog
-from pi_tui.tui.slash_commands import completions, parse_slash_command
+from pi_tui.tui.slash_commands import SLASH_COMMANDS, completions, parse_slash_command
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 from pi_tui.tui.widgets.conversation import ConversationView
 from pi_tui.tui.widgets.message_blocks import AssistantBlock, UserBlock
@@ -263,6 +263,34 @@ async def test_command_palette_lists_slash_commands(tmp_path: Path) -> None:
         await pilot.press("enter")
         await until(lambda: isinstance(app.screen, KeysDialog))
         assert isinstance(app.screen, KeysDialog) and "/compact" in app.screen.text
+
+
+def palette_entries(app: Any) -> list[str]:
+    """The command palette's entries as listed (each prompt's first line: its name)."""
+    commands = app.screen.query(CommandList)
+    if not commands:
+        return []
+    command_list = commands.first()
+    return [
+        str(command_list.get_option_at_index(index).prompt).splitlines()[0]
+        for index in range(command_list.option_count)
+    ]
+
+
+async def test_command_palette_lists_only_pi_tuis_commands(tmp_path: Path) -> None:
+    app, _, _ = make_chat_app(tmp_path, [])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await until(lambda: "/quit" in palette_entries(app), pilot=pilot, what="the palette's full list")
+        await settle(pilot)
+        entries = palette_entries(app)
+        assert entries == [f"/{command.name}" for command in SLASH_COMMANDS]
+        # Searched, too: Textual's generic entries would match these words.
+        for word in ["theme", "keys", "maximize", "screenshot"]:
+            app.screen.query_one(Input).value = word
+            await settle(pilot)
+            assert all(entry.startswith("/") for entry in palette_entries(app)), word
 
 
 async def test_confirm_compaction_dialog_counts_down_or_is_declined(tmp_path: Path) -> None:

@@ -19,7 +19,9 @@ from pi_tui.ai.messages import AssistantMessage, CompactionSummaryMessage, UserM
 from pi_tui.ai.scripted import ScriptedProvider, ScriptedReply, ScriptedToolCall, ScriptedUsage
 from pi_tui.ai.stream import ToolSpec
 from pi_tui.config.settings import CompactionSettings, Settings
+from pi_tui.context.accounting.calibration import UNCALIBRATED
 from pi_tui.context.accounting.drift import DriftEvent
+from pi_tui.context.accounting.geometry import BudgetGeometry, BudgetSplit
 from pi_tui.context.resources import load_resources
 from pi_tui.context.system_prompt import PromptSegment, SystemPrompt
 from pi_tui.session.agent_session import AgentSession, SessionConfig
@@ -37,7 +39,7 @@ from pi_tui.tui.inspector_view import (
     usage_line,
 )
 from pi_tui.tui.themed_app import ThemedApp
-from pi_tui.tui.widgets.budget_bar import BudgetBar, bar_cells, marker_column
+from pi_tui.tui.widgets.budget_bar import BudgetBar, Legend, bar_cells, fitted_legend, marker_column
 from pi_tui.tui.widgets.context_inspector import ContextInspector
 
 from .chat_fixtures import MODEL, fix_prompt_place_and_day
@@ -320,6 +322,52 @@ def test_bar_cells_fill_the_width_in_proportion() -> None:
     assert bar_cells([1, 0, 998, 1], 10) == [1, 0, 8, 1]  # a non-empty part always shows
     assert marker_column(24_000, 32_000, 40) == 30
     assert marker_column(32_000, 32_000, 40) == 39
+
+
+def legend_geometry(prefix_known: bool = True) -> BudgetGeometry:
+    split = BudgetSplit(prefix=1602, summary=282, kept=1000, new_tail=341, free=6377, reserve=8000)
+    return BudgetGeometry(
+        context_window=17_602,
+        reserve_tokens=8000,
+        threshold=8000,
+        keep_recent_tokens=1000,
+        auto_compaction=True,
+        used_tokens=split.used,
+        used_source="estimate",
+        reported_tokens=0,
+        tokens_left=8000 - split.used,
+        boundary=None,
+        split=split,
+        prefix_known=prefix_known,
+        calibration=UNCALIBRATED,
+    )
+
+
+def legend_text(legend: Legend) -> list[str]:
+    return [legend.gap.join(f"{item.swatch} {item.label}" for item in line) for line in legend.lines]
+
+
+def test_a_legend_held_to_one_line_says_less_rather_than_cut_an_item() -> None:
+    geometry = legend_geometry()
+    assert len(fitted_legend(geometry, 78, None).lines) == 2  # wrapped, full names and figures
+    assert legend_text(fitted_legend(geometry, 78, 1)) == [
+        "█ pre 1.6k  █ sum 282  █ kept 1.0k  █ new 341  ░ free 6.4k  ▒ res 8.0k  T 8.0k"
+    ]
+    assert legend_text(fitted_legend(geometry, 74, 1)) == [
+        "█ pre 1.6k █ sum 282 █ kept 1.0k █ new 341 ░ free 6.4k ▒ res 8.0k T 8.0k"
+    ]
+    assert legend_text(fitted_legend(geometry, 66, 1)) == [
+        "█ pre 1.6k █ sum 282 █ kept 1.0k █ new 341 ░ free 6.4k ▒ res 8.0k"
+    ]
+    assert legend_text(fitted_legend(geometry, 200, 1)) == [
+        "█ prefix 1,602  █ summary 282  █ kept 1,000  █ new 341  ░ free 6,377  ▒ reserve 8,000"
+        "  T threshold 8,000"
+    ]
+    # Too narrow for even the tersest: whole items are left out at the end.
+    assert legend_text(fitted_legend(geometry, 30, 1)) == ["█ pre 1.6k █ sum 282"]
+    assert legend_text(fitted_legend(legend_geometry(prefix_known=False), 78, 1))[0].startswith(
+        "█ pre ~1.6k "
+    )
 
 
 # --- the widget -----------------------------------------------------------------------------------

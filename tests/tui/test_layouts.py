@@ -13,11 +13,13 @@ from textual.widgets import DataTable, Footer
 from textual.widgets._footer import FooterKey
 
 from pi_tui.tui.screens.dialogs import KeysDialog
+from pi_tui.tui.widgets.budget_bar import BudgetBar
 from pi_tui.tui.widgets.fitted_table import FittedTable, fitted_widths
 from tests.support.waiting import until
 
 from .chat_fixtures import chat_on_pi_session
 from .pilot_helpers import settle
+from .screen_capture import screen_rows
 
 SIZES = [(80, 24), (120, 36)]
 SESSION = "c-auto-compaction.jsonl"
@@ -82,7 +84,8 @@ async def test_the_footer_fits_wherever_the_focus_is(pi_chat: Any, size: tuple[i
             await settle(pilot)
             await pilot.pause()
             footer = pi_chat.screen.query_one(Footer)
-            footer_keys = list(footer.query(FooterKey))
+            # Hints with no room are hidden whole (tested below); the shown ones are drawn whole.
+            footer_keys = [key for key in footer.query(FooterKey) if key.display and key.parent.display]
             palette = [key for key in footer_keys if "-command-palette" in key.classes]
             others = [key for key in footer_keys if key not in palette]
             # The palette's key only where there is room for it (ctrl+p works everywhere).
@@ -92,6 +95,78 @@ async def test_the_footer_fits_wherever_the_focus_is(pi_chat: Any, size: tuple[i
             for key in others:
                 assert key.region.width == key.get_content_width(key.size, key.size), (keys, key.key)
                 assert key.region.right <= right, (keys, key.key)
+
+
+def whole_hints(app: Any) -> set[str]:
+    """Every hint the screen's bindings give the footer, each a key (or a group's keys) and its label."""
+    firsts: dict[str, Binding] = {}
+    for _, binding, _, _ in app.screen.active_bindings.values():
+        if binding.show:
+            firsts.setdefault(binding.action, binding)
+    hints = {f"{app.get_key_display(b)} {b.description}" for b in firsts.values() if b.group is None}
+    groups = {b.group for b in firsts.values() if b.group is not None}
+    for group in groups:
+        keys = [app.get_key_display(b) for b in firsts.values() if b.group == group]
+        hints.add(" ".join([*keys, group.description]))
+    return hints
+
+
+def unlabelled_part(row: str, hints: set[str]) -> str:
+    """What is left of the footer's row once it is read as whole hints from the left ('' if all was)."""
+    rest = " ".join(row.split())
+    while rest:
+        found = [hint for hint in hints if rest == hint or rest.startswith(hint + " ")]
+        if not found:
+            return rest
+        rest = rest[len(max(found, key=len)) :].lstrip()
+    return ""
+
+
+async def test_at_80_columns_every_hint_shown_has_its_label(pi_chat: Any) -> None:
+    async with pi_chat.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        # The completion list adds its keys (tab, esc) to the editor's: the row no longer fits.
+        for keys in [(), ("slash",), ("backspace", "f3", "tab"), ("f2",), ("f4",), ("f6",)]:
+            await pilot.press(*keys)
+            await settle(pilot)
+            await pilot.pause()
+            row = screen_rows(pi_chat)[-1]
+            assert unlabelled_part(row, whole_hints(pi_chat)) == "", (keys, row)
+            assert row.rstrip().endswith("f1 Keys"), (keys, row)  # the way to every other key stays
+        await pilot.press("f6", "slash")
+        await settle(pilot)
+        await pilot.pause()
+        row = " ".join(screen_rows(pi_chat)[-1].split())
+        assert row.startswith("⏎ Send tab Complete esc Close list f2 f3 f4 Panes"), row
+
+
+LEGEND_PARTS = {
+    "█": ["prefix|pre", "summary|sum", "kept", "new"],
+    "░": ["free"],
+    "▒": ["reserve|res"],
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+async def test_the_budget_bar_has_a_legend_naming_each_part_with_its_figure(
+    pi_chat: Any, size: tuple[int, int]
+) -> None:
+    async with pi_chat.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+        await pilot.pause()
+        bar = pi_chat.screen.query_one(BudgetBar)
+        rows = screen_rows(pi_chat)
+        left, right = bar.region.x, bar.region.right
+        legend = [row[left:right] for row in rows[bar.region.y + 2 : bar.region.bottom]]  # under bar, marks
+        assert legend, size
+        text = " ".join(legend)
+        # A figure each ("?" for a prefix not known yet, as the headline says).
+        for glyph, names in LEGEND_PARTS.items():
+            for name in names:
+                assert re.search(rf"{glyph} (?:{name}) (?:~?[\d.,]+[kM]?|\?)(?= |$)", text), (name, legend)
+        assert all(len(row.rstrip()) <= bar.region.width for row in legend)
 
 
 async def test_f1_lists_one_line_per_key_without_rules(pi_chat: Any) -> None:

@@ -267,6 +267,25 @@ async def test_a_theme_picked_anywhere_is_saved_and_startup_writes_nothing(tmp_p
     assert json.loads(settings_path().read_text()) == {"theme": "nord", "defaultProvider": "openai"}
 
 
+async def test_a_theme_picked_in_the_demo_is_not_saved(tmp_path: Path) -> None:
+    app, _, _ = make_chat_app(tmp_path, [])
+    app.demo = True  # as `pi-tui --demo` opens it
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one(PromptArea).text = "/settings"
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, ChoiceDialog), pilot=pilot, what="the settings")
+        await pilot.press(*"pi-light", "enter")
+        await settle(pilot)
+        assert app.theme == "pi-light"
+        await until(
+            lambda: all(w.is_finished for w in app.workers if w.group == "save-theme"),
+            pilot=pilot,
+            what="any save to finish",
+        )
+    assert not settings_path().exists()
+
+
 class BarHost(ThemedApp[None]):
     def compose(self) -> ComposeResult:
         yield BudgetBar()

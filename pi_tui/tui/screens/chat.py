@@ -18,7 +18,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from pi_tui.ai.warm_up import warm_up_openai
 from pi_tui.config.project_files.git_branch import git_branch
@@ -42,6 +41,7 @@ from pi_tui.tui.screens.trust_dialog import ProjectTrustQuestion
 from pi_tui.tui.slash_commands import parse_slash_command
 from pi_tui.tui.widgets.completion_popup import CompletionPopup
 from pi_tui.tui.widgets.conversation import ConversationView
+from pi_tui.tui.widgets.key_hints import KeyHints
 from pi_tui.tui.widgets.live_status import LiveStatus
 from pi_tui.tui.widgets.message_blocks import NoticeBlock
 from pi_tui.tui.widgets.prompt_area import PromptArea
@@ -72,6 +72,11 @@ ABORT = (
     "return to the editor. In a pane: the keyboard back to the editor (idle on a narrow screen the pane "
     "shown in the conversation's place closes)"
 )
+DROP_FIRST = ("maximize_pane", "toggle_thinking", "toggle_tool_output", "cycle_focus(1)", "pane_context")
+"""The footer's hints that go first when the row is too narrow, in this order: what the screen's other
+keys do (the focused part's own keys, send, abort) matters more than these, and F1 lists them all."""
+KEEP = ("hotkeys",)
+"""F1's hint stays to the last: it leads to every key the footer had no room for."""
 WIDE_COLUMNS = 120
 """From this width on the side panel is shown beside the conversation (each gets 60 columns or more);
 below it a pane takes the conversation's place while open."""
@@ -153,7 +158,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         yield QueuedMessages(id="queued")
         yield PromptArea(id="prompt")
         yield StatusFooter(id="status")
-        yield Footer(compact=not wide, show_command_palette=wide)
+        yield KeyHints(drop_first=DROP_FIRST, keep=KEEP, compact=not wide, show_command_palette=wide)
 
     async def on_mount(self) -> None:
         self.session.confirm_compaction = self._confirm_compaction
@@ -206,7 +211,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
     def on_resize(self) -> None:
         # Eighty columns hold the keys of each part with single spaces and without the palette's key
         # (ctrl+p works all the same; F1 lists it).
-        footer = self.query_one(Footer)
+        footer = self.query_one(KeyHints)
         footer.compact = self.size.width < WIDE_COLUMNS
         footer.show_command_palette = not footer.compact
 

@@ -14,11 +14,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from pi_tui.session.demo import Demo
 from pi_tui.session_file.listing import SessionSummary, list_sources
 from pi_tui.tui.session_preview_data import build_preview
+from pi_tui.tui.widgets.key_hints import KeyHints
 from pi_tui.tui.widgets.session_browser import SessionBrowser, SessionRow
 from pi_tui.tui.widgets.session_preview import SessionPreview, SessionPreviewData
 from pi_tui.tui.worker_results import deliver
@@ -64,7 +65,7 @@ class StartScreen(Screen[None]):
         with Horizontal(id="start-panes"):
             yield SessionBrowser(id="session-browser")
             yield SessionPreview(id="session-preview")
-        yield Footer()
+        yield KeyHints()
 
     def on_mount(self) -> None:
         self.sub_title = str(self.cwd)

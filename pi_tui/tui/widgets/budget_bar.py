@@ -12,6 +12,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from pi_tui.context.accounting.geometry import BudgetGeometry
+from pi_tui.context.token_figures import format_tokens
 
 PARTS: tuple[tuple[str, str, str], ...] = (
     ("prefix", "prefix", "█"),
@@ -22,6 +23,15 @@ PARTS: tuple[tuple[str, str, str], ...] = (
     ("reserve", "reserve", "▒"),
 )
 """(BudgetSplit field, legend name and component class suffix, bar glyph), in window order."""
+SHORT_NAMES = {
+    "prefix": "pre",
+    "summary": "sum",
+    "kept": "kept",
+    "new": "new",
+    "free": "free",
+    "reserve": "res",
+}
+"""The legend's names where the full ones leave no room (the pane beside an 80-column conversation)."""
 THRESHOLD_MARK = "T"
 KEEP_MARK = "K"
 LEGEND_GAP = "  "
@@ -69,30 +79,84 @@ def marker_column(tokens: int, total: int, width: int) -> int:
     return max(0, min(width - 1, tokens * width // total))
 
 
-def legend_items(geometry: BudgetGeometry) -> list[LegendItem]:
+@dataclass(frozen=True)
+class LegendStyle:
+    """How much each legend item says: the narrower styles fit the legend on fewer lines."""
+
+    short_names: bool = False
+    round_figures: bool = False
+    """Figures as the footer gives them (1.6k) rather than exact (1,602)."""
+    markers: bool = True
+    """Name the T and K marks with their figures (the headline gives both figures too)."""
+    gap: str = LEGEND_GAP
+    """Between items; one space still parts them, as each starts with its coloured swatch."""
+
+
+LEGEND_STYLES = (
+    LegendStyle(),
+    LegendStyle(round_figures=True),
+    LegendStyle(short_names=True, round_figures=True),
+    LegendStyle(short_names=True, round_figures=True, gap=" "),
+    LegendStyle(short_names=True, round_figures=True, gap=" ", markers=False),
+)
+"""From the fullest to the tersest: the first that fits the lines available is drawn."""
+
+
+def legend_items(geometry: BudgetGeometry, style: LegendStyle = LEGEND_STYLES[0]) -> list[LegendItem]:
     split = geometry.split
+
+    def figure(tokens: int) -> str:
+        return format_tokens(tokens) if style.round_figures else f"{tokens:,}"
+
     items = []
     for field, name, glyph in PARTS:
         value = getattr(split, field)
-        shown = geometry.prefix_text if field == "prefix" else f"{value:,}"
-        items.append(LegendItem(name, glyph, f"{name} {shown}"))
-    items.append(LegendItem("marker", THRESHOLD_MARK, f"threshold {geometry.threshold:,}"))
-    if geometry.boundary is not None:
-        items.append(LegendItem("marker", KEEP_MARK, f"keep-recent {geometry.boundary.tokens_kept:,}"))
+        if field == "prefix" and not style.round_figures:
+            shown = geometry.prefix_text
+        elif field == "prefix" and not geometry.prefix_known:
+            # `prefix_text`'s marks, without its words: "~" inferred, "?" unknown.
+            shown = f"~{figure(value)}" if value else "?"
+        else:
+            shown = figure(value)
+        label = SHORT_NAMES[name] if style.short_names else name
+        items.append(LegendItem(name, glyph, f"{label} {shown}"))
+    if style.markers:
+        threshold = "" if style.short_names else "threshold "
+        items.append(LegendItem("marker", THRESHOLD_MARK, f"{threshold}{figure(geometry.threshold)}"))
+        if geometry.boundary is not None:
+            keep = "" if style.short_names else "keep-recent "
+            items.append(LegendItem("marker", KEEP_MARK, f"{keep}{figure(geometry.boundary.tokens_kept)}"))
     return items
 
 
-def wrap_legend(items: list[LegendItem], width: int) -> list[list[LegendItem]]:
+def wrap_legend(items: list[LegendItem], width: int, gap: str = LEGEND_GAP) -> list[list[LegendItem]]:
     lines: list[list[LegendItem]] = [[]]
     used = 0
     for item in items:
-        needed = item.width if not lines[-1] else len(LEGEND_GAP) + item.width
+        needed = item.width if not lines[-1] else len(gap) + item.width
         if lines[-1] and used + needed > width:
             lines.append([])
             used, needed = 0, item.width
         lines[-1].append(item)
         used += needed
     return lines
+
+
+@dataclass(frozen=True)
+class Legend:
+    lines: list[list[LegendItem]]
+    gap: str
+
+
+def fitted_legend(geometry: BudgetGeometry, width: int, max_lines: int | None) -> Legend:
+    """The legend's lines: the fullest style that fits in `max_lines` lines of `width` (None: any
+    number, full style). Where even the tersest needs more, its last items are left out, never cut."""
+    styles = LEGEND_STYLES if max_lines is not None else LEGEND_STYLES[:1]
+    for style in styles:
+        lines = wrap_legend(legend_items(geometry, style), width, style.gap)
+        if max_lines is None or len(lines) <= max_lines:
+            return Legend(lines, style.gap)
+    return Legend(lines[:max_lines], style.gap)
 
 
 class BudgetBar(Widget):
@@ -129,6 +193,8 @@ class BudgetBar(Widget):
 
     geometry: reactive[BudgetGeometry | None] = reactive(None, layout=True)
     """The budget to draw; None draws an empty placeholder."""
+    legend_lines: reactive[int | None] = reactive(None, layout=True)
+    """At most this many legend lines (terser names and figures to fit); None: as many as it takes."""
 
     def _style(self, part: str) -> Style:
         return self.get_component_rich_style(f"budget-bar--{part}")
@@ -136,7 +202,7 @@ class BudgetBar(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self.geometry is None or self.geometry.context_window <= 0:
             return 1
-        return BAR_ROWS + len(wrap_legend(legend_items(self.geometry), width))
+        return BAR_ROWS + len(fitted_legend(self.geometry, width, self.legend_lines).lines)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -151,8 +217,9 @@ class BudgetBar(Widget):
         elif y == 1:
             segments = self._markers(geometry, width)
         else:
-            lines = wrap_legend(legend_items(geometry), width)
-            segments = self._legend(lines[y - BAR_ROWS]) if y - BAR_ROWS < len(lines) else []
+            legend = fitted_legend(geometry, width, self.legend_lines)
+            row = y - BAR_ROWS
+            segments = self._legend(legend.lines[row], legend.gap) if row < len(legend.lines) else []
         return Strip(segments).adjust_cell_length(width, base).crop(0, width)
 
     def _bar(self, geometry: BudgetGeometry, width: int) -> list[Segment]:
@@ -173,12 +240,12 @@ class BudgetBar(Widget):
         row[marker_column(geometry.threshold, total, width)] = THRESHOLD_MARK
         return [Segment("".join(row), self._style("marker"))]
 
-    def _legend(self, items: list[LegendItem]) -> list[Segment]:
+    def _legend(self, items: list[LegendItem], gap: str) -> list[Segment]:
         segments: list[Segment] = []
         for index, item in enumerate(items):
             if index:
                 # Styled like the labels: an unstyled gap would show the terminal's background instead.
-                segments.append(Segment(LEGEND_GAP, self._style("label")))
+                segments.append(Segment(gap, self._style("label")))
             segments.append(Segment(item.swatch, self._style(item.part)))
             segments.append(Segment(" " + item.label, self._style("label")))
         return segments

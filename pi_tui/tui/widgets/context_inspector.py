@@ -68,7 +68,6 @@ class ContextInspector(Vertical):
         &.-narrow > #inspector-budget, &.-short > #inspector-budget { margin: 0; }
         &.-narrow > #inspector-drift, &.-short > #inspector-drift { margin: 0; }
         &.-short > #inspector-table { margin: 0; }
-        &.-short > #inspector-budget { height: 2; }  /* the bar and its marks; the headline has the sums */
         &.-short > #inspector-detail { min-height: 2; }
     }
     """
@@ -269,7 +268,10 @@ class ContextInspector(Vertical):
             self._fill_table()
 
     def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.height < SHORT_HEIGHT, "-short")
+        short = event.size.height < SHORT_HEIGHT
+        self.set_class(short, "-short")
+        # Short of rows: the legend in one line, with terser names and figures (`budget_bar.py`).
+        self.budget.legend_lines = 1 if short else None
         narrow = event.size.width < NARROW_WIDTH
         if narrow != self._narrow:
             self._narrow = narrow
