@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-shuffled lint bench fmt e2e interop clean demo screenshots
+.PHONY: run test test-fast test-shuffled lint bench fmt e2e interop clean demo screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/pytest
+
+# The quick loop: no app (Pilot, snapshots), no processes, nothing slow (tests/support/fast_tier.py).
+test-fast: $(STAMP)
+	$(BIN)/pytest -m "not full_only"
 
 # The same suite in a random order; `make test-shuffled SEED=N` repeats an order.
 SEED ?= $(shell date +%s)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import textual.app
 import textual.timer
 
 _ROOT = Path(__file__).resolve().parents[1]
@@ -17,6 +18,7 @@ if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
 from tests.support.clocks import StallingTimerClock, clock_started_at  # noqa: E402
+from tests.support.fast_tier import MARKER, mark_full_only, refuse_pilot  # noqa: E402
 from tests.support.openai_server import keep_alive_server  # noqa: E402
 
 __all__ = ["keep_alive_server"]  # a fixture for every test folder
@@ -68,3 +70,15 @@ def _private_homes(
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     yield
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # `make test-fast` is `-m "not full_only"` (tests/support/fast_tier.py says what is full-only).
+    mark_full_only(items)
+
+
+@pytest.fixture(autouse=True)
+def _no_pilot_in_fast_tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test not marked full_only that starts the app fails in every run: the fast tier cannot take it."""
+    if request.node.get_closest_marker(MARKER) is None:
+        monkeypatch.setattr(textual.app.App, "run_test", refuse_pilot)

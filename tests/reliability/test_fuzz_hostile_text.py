@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -160,6 +161,7 @@ async def one_run(
         await server.stop()
 
 
+@pytest.mark.slow  # about a minute of examples on two cores
 @HOSTILE_FUZZ
 @given(hostile_bytes, hostile_bytes, file_names, hostile_bytes, hostile_bytes, st.binary(max_size=64))
 def test_random_bytes_everywhere_leave_a_session_that_loads_continues_and_exports(
