@@ -92,7 +92,7 @@ async def prompt():
 def test_a_test_helper_that_starts_a_process_marks_its_users_even_through_another_helper() -> None:
     # As tests/modes/test_print_mode.py's run_cli, borrowed by other modules directly or through a helper.
     helpers = _module("tests.modes.test_helpers")
-    exec(HELPERS, vars(helpers))
+    exec(compile(HELPERS, str(TESTS / "modes" / "test_helpers.py"), "exec"), vars(helpers))
     assert _reason(_Item(PLAIN, _module(run_cli=helpers.run_cli))) == "its module uses run_cli"
     assert _reason(_Item(PLAIN, _module(prompt=helpers.prompt))) == "its module uses prompt"
 
