@@ -258,7 +258,7 @@ def headline_lines(data: InspectorData) -> list[str]:
     geometry = data.geometry
     lines = [usage_line(data)]
     if not geometry.auto_compaction:
-        lines.append(f"Auto-compaction off (threshold {_n(geometry.threshold)})")
+        lines.append(f"Auto-compaction off (compaction.enabled; threshold {_n(geometry.threshold)})")
     elif geometry.context_window > 0:
         lines.append(f"{_n(geometry.tokens_left)} left before auto-compaction at {_n(geometry.threshold)}")
     if data.blocked is not None:

@@ -7,9 +7,10 @@ import io
 from pathlib import Path
 
 from pi_tui.ai.messages import UserMessage
-from pi_tui.config.settings import RetrySettings, Settings
+from pi_tui.config.settings import CompactionSettings, RetrySettings, Settings
 from pi_tui.modes.context_command import print_report
 from pi_tui.tui.footer_context import FooterContext
+from pi_tui.tui.inspector_view import headline_lines
 from tests.session.test_agent_session_retry import make_session, write_models
 from tests.session.test_budget_calibration import without_tools
 from tests.support.openai_server import OpenAIServer, text_reply
@@ -49,3 +50,12 @@ def test_a_new_session_counts_its_prompt_and_tools_before_any_request(tmp_path: 
     report = io.StringIO()
     print_report(data, [], report)
     assert "? (unknown)" not in report.getvalue() and f"{measured.tokens:,}" in report.getvalue()
+
+
+def test_compaction_switched_off_names_the_setting_that_switches_it_on(tmp_path: Path) -> None:
+    off = Settings(compaction=CompactionSettings(enabled=False), retry=RetrySettings(enabled=False))
+    session = make_session(tmp_path, off, model_ref="openai/gpt-4o-mini")
+    assert any(
+        line.startswith("Auto-compaction off (compaction.enabled;")
+        for line in headline_lines(session.inspector_data())
+    )
