@@ -82,7 +82,7 @@ WIDE_COLUMNS = 120
 below it a pane takes the conversation's place while open."""
 
 
-class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
+class ChatScreen(ChatCommands, PaneFocus):
     """One session at a time (the runtime swaps it): talk to the model, watch its tools, interrupt it."""
 
     CSS_PATH = "chat.tcss"
@@ -114,6 +114,8 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         Binding("shift+f6", "cycle_focus(-1)", "Previous pane", show=False, priority=True),
         Binding("f1", "hotkeys", "Keys", tooltip="Keys and commands"),
     ]
+    queue: ChatQueue
+    """The queued messages and Tab's follow-ups (set on mount, once the editor and the list exist)."""
     hide_thinking: var[bool] = var(False, toggle_class="-hide-thinking")
     """Ctrl+T folded every reply's thinking away."""
 
@@ -170,7 +172,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self.query_one(PromptArea).attach_completion(
             self.query_one(CompletionPopup), ResourceCompleter(lambda: self.session.resources)
         )
-        self.attach_queue()
+        self.queue = ChatQueue(self, self.query_one(PromptArea), self.query_one(QueuedMessages))
         self.query_one(LiveStatus).follow(self.query_one(ConversationView))
         self.query_one(PromptArea).focus()
         # Queued behind the screen's first restyle (it follows on_mount), which would otherwise restyle
@@ -190,7 +192,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
 
     async def _start_work(self) -> None:
         if self.initial_messages:
-            self._run_prompts(self.initial_messages)
+            self.run_prompts(self.initial_messages)
         if self.open_resume:
             await self.action_resume()
 
@@ -223,7 +225,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
         self.query_one(LiveStatus).reset()
         await self.query_one(ConversationView).show_transcript(session.transcript())
         await show_opening_notices(self, session)
-        self.show_queue(*session.queued_texts)
+        self.queue.show(*session.queued_texts)
         self.refresh_footer()
         self.side_panel.reset()
         self.notify(f"{reason.capitalize()}: session {session.store.session_id[:8]}", timeout=3)
@@ -282,7 +284,7 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
             await conversation.show_transcript(self.session.transcript())
         if kinds & FOOTER_REFRESH_EVENTS:
             self.refresh_footer()
-        self.queue_events(message.events)
+        self.queue.events(message.events)
         self.side_panel.forward_events(message.events)
 
     @property
@@ -372,10 +374,26 @@ class ChatScreen(ChatCommands, ChatQueue, PaneFocus):
             slash, args = command
             await getattr(self, f"action_{slash.action}")(args)
             return
-        await self.send_or_queue(text, "follow_up" if event.follow_up else "steering")
+        await self.queue.send_or_queue(text, "follow_up" if event.follow_up else "steering")
+
+    @on(QueuedMessages.Edit)
+    async def _edit_queued(self, event: QueuedMessages.Edit) -> None:
+        await self.queue.edit(event.queued)
+
+    @on(QueuedMessages.Remove)
+    async def _remove_queued(self, event: QueuedMessages.Remove) -> None:
+        await self.queue.remove(event.queued)
+
+    @on(QueuedMessages.Leave)
+    def _leave_queue(self) -> None:
+        self.queue.leave()
+
+    async def action_follow_up(self, args: str = "") -> None:
+        """`/followup [text]` and the palette."""
+        await self.queue.follow_up(args)
 
     @work(group="turn", exit_on_error=False)
-    async def _run_prompts(self, texts: list[str]) -> None:
+    async def run_prompts(self, texts: list[str]) -> None:
         for index, text in enumerate(texts):
             try:
                 await self.session.prompt(text)
