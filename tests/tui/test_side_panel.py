@@ -10,7 +10,6 @@ import pytest
 from textual.worker import WorkerState
 
 from pi_tui.tui.screens.chat import ChatScreen
-from pi_tui.tui.widgets import side_panel
 from pi_tui.tui.widgets.side_panel import SidePanel
 from tests.support.waiting import until
 
@@ -31,14 +30,15 @@ async def test_a_context_refresh_runs_on_the_panel_and_is_cancelled_when_the_pan
         panel = screen.side_panel
         building = threading.Event()
         release = threading.Event()
-        build = side_panel.build_inspector_data
+        build = screen.session.inspector_data
 
-        def held(*args: Any, **kwargs: Any) -> Any:
-            building.set()
-            release.wait(timeout=30)
-            return build(*args, **kwargs)
+        def held(cache: Any = None, **kwargs: Any) -> Any:
+            if cache is panel._inspector_cache:  # not the footer's count
+                building.set()
+                release.wait(timeout=30)
+            return build(cache, **kwargs)
 
-        monkeypatch.setattr(side_panel, "build_inspector_data", held)
+        monkeypatch.setattr(screen.session, "inspector_data", held)
         worker = panel.refresh_context_pane()
         await until(building.is_set, pilot=pilot, what="the refresh to start")
         assert worker.node is panel and isinstance(worker.node, SidePanel)
