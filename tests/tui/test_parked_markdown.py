@@ -126,6 +126,23 @@ async def test_far_segments_are_parked_without_moving_anything() -> None:
     assert (height, rows) == reference_end
 
 
+async def test_a_segment_whose_block_was_removed_during_a_pass_is_left_alone() -> None:
+    """A pass awaits between segments; ctrl+q meanwhile removed the reply, and the next rebuild raised
+    MountError ("Can't mount widget(s) before AssistantBlock() is mounted"), so the app exited with 1."""
+    app = ConversationHost()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.query_one(ConversationView)
+        block = await _stream_and_park(pilot, conversation)
+        await until(lambda: _parked(conversation) > 0, pilot=pilot, what="a parked segment")
+        parked = next(child for child in block.children if isinstance(child, ParkedMarkdown))
+        parking = conversation._parking
+        await block.remove()
+        await parking._rebuild(block, parked)
+        markdown = next(iter(conversation.query(Markdown)), None)
+        await parking._park(block, markdown or parked, parked.parked_size)  # type: ignore[arg-type]
+        assert not block.is_attached
+
+
 async def test_a_pass_between_a_scroll_and_its_repaint_rebuilds_what_scrolled_near() -> None:
     app = ConversationHost()
     async with app.run_test(size=SIZE) as pilot:

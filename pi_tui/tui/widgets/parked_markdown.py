@@ -146,6 +146,8 @@ class MarkdownParking:
         return pending
 
     async def _park(self, block: Widget, markdown: Markdown, size: Size) -> None:
+        if not (block.is_attached and markdown.is_attached):  # removed during the pass (the app quits)
+            return
         markdown.add_class("-parking")
         with self._container.app.batch_update():
             await block.mount(ParkedMarkdown(markdown.source, size), before=markdown)
@@ -153,6 +155,10 @@ class MarkdownParking:
 
     async def _rebuild(self, block: Widget, parked: ParkedMarkdown) -> None:
         # Built hidden and swapped in one batch, so nothing near the viewport moves while it is parsed.
+        # A pass awaits between segments: a quit meanwhile removed the block (Textual's MountError, the
+        # demo's exit code 1 when ctrl+q came as the last reply was being drawn).
+        if not (block.is_attached and parked.is_attached):
+            return
         markdown = MarkdownView(classes="-settled -unparking")
         await block.mount(markdown, before=parked)
         await markdown.update(parked.source)
